@@ -1,0 +1,143 @@
+#!/usr/bin/env node
+// Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
+// three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { AsyncQueue } from './pipeline/queue.js';
+import { runReader } from './pipeline/reader.js';
+import { Processor, type Incoming } from './pipeline/processor.js';
+import { runWriter } from './pipeline/writer.js';
+import type { Outgoing } from './rpc/jsonrpc.js';
+import { Lifecycle } from './mcp/lifecycle.js';
+import { McpServer } from './mcp/server.js';
+import { ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } from './config.js';
+import { createLogger, type LogSink } from './log.js';
+
+// stdout belongs to the writer: anything printed through console goes to stderr instead.
+for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
+
+const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+const MAIN_PATH = fileURLToPath(import.meta.url);
+
+const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio)
+
+Usage:
+  roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
+  roo-modes-server modes [--json] [...]     print the effective mode catalogue
+  roo-modes-server validate [FILE ...]      check mode files; exit 1 on problems
+  roo-modes-server call <tool|method> ...   call a tool on this (or another) server
+  roo-modes-server generate-config          print a complete default config
+  roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
+
+Serve options:
+  --config FILE             JSON config file (see schemas/config.schema.json)
+  --project-root DIR        project whose .roomodes and rules apply (env ROO_PROJECT_ROOT)
+  --config-dir DIR          global config folder, default ~/.roo-code (env ROO_CONFIG_DIR)
+  --global-modes-file FILE  global modes file, e.g. Roo Code's custom_modes.yaml
+  --log-level LEVEL         debug|info|notice|warning|error (env ROO_MODES_LOG_LEVEL)
+  --log-file FILE           append logs to FILE instead of stderr
+  --strict                  reject requests sent before initialize
+  -h, --help                this text
+  -v, --version             the version
+
+Each subcommand takes --help. Logs go to stderr; stdout carries only MCP messages.
+`;
+
+type Io = { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv };
+const io: Io = {
+  out: (text) => { process.stdout.write(text); },
+  err: (text) => { process.stderr.write(text); },
+  env: process.env,
+};
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  const self = [process.execPath, MAIN_PATH];
+  switch (first) {
+    case 'modes': return (await import('./cli/modes.js')).runModes(rest, io);
+    case 'validate': return (await import('./cli/validate.js')).runValidate(rest, io);
+    case 'call': return (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self });
+    case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
+    case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
+    case 'help': io.out(USAGE); return 0;
+    case 'serve': return serve(rest);
+    default:
+      if (first !== undefined && !first.startsWith('-')) {
+        io.err(`roo-modes-server: unknown command ${JSON.stringify(first)} (see --help)\n`);
+        return 2;
+      }
+      return serve(argv);
+  }
+}
+
+async function serve(argv: string[]): Promise<number> {
+  let config;
+  try {
+    const args = parseServeArgs(argv);
+    if (args.help) { io.out(USAGE); return 0; }
+    if (args.version) { io.out(`${VERSION}\n`); return 0; }
+    config = await loadConfig(args, process.env);
+  } catch (err) {
+    if (err instanceof ConfigError) { io.err(`roo-modes-server: ${err.message}\n`); return 2; }
+    throw err;
+  }
+  const sink: LogSink = { level: effectiveLogLevel(config), file: config.logging.file, forward: null };
+  const log = createLogger(sink);
+  const incoming = new AsyncQueue<Incoming>(256);
+  const outgoing = new AsyncQueue<Outgoing>(1024);
+  const lifecycle = new Lifecycle();
+  const stop = new AbortController();
+
+  // Feature modules load while the first lines are read, so startup is not held up by them.
+  const mcpRef: { server: McpServer | null } = { server: null };
+  const services = import('./services.js').then(async ({ Services }) => {
+    const s = new Services(config, log, {
+      protocolVersion: () => lifecycle.protocolVersion,
+      progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
+      rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
+    });
+    await s.start();
+    s.modes.watch((e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
+    return s;
+  });
+  services.catch((err: unknown) => { log.error('the server could not start its services', err); });
+
+  const server = new McpServer({ version: VERSION, services, sink, log });
+  mcpRef.server = server;
+  const processor = new Processor({
+    incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log,
+  });
+  server.attach({
+    lifecycle,
+    notify: (method, params) => processor.notify(method, params),
+    requestClient: (method, params, timeoutMs) => processor.requestClient(method, params, timeoutMs),
+  });
+
+  // A closed stdout (EPIPE) means the client is gone: stop quietly.
+  process.stdout.on('error', () => { stop.abort(); });
+  const onSignal = (): void => {
+    stop.abort();
+    // In-flight work gets a moment to finish; then it is told to stop.
+    setTimeout(() => processor.abortAll(), 1000).unref();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+
+  const writer = runWriter(outgoing, process.stdout);
+  const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
+  await processor.run();
+  outgoing.close();
+  await Promise.all([reader, writer]);
+  const s = await services.catch(() => null);
+  await s?.close();
+  process.stdin.destroy();
+  return 0;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    process.stderr.write(`roo-modes-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,180 @@
+// The seven mode tools of the seed API. Each handler looks modes up in the current catalogue and
+// tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
+import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from '../rpc/errors.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import type { CompiledMode } from '../modes/permissions.js';
+import { checkToolUse } from '../modes/permissions.js';
+import { describeToolGroups } from '../modes/describe.js';
+import type { SessionStore, SessionView } from '../tasks/sessions.js';
+import type { ToolFamily } from './tool-types.js';
+import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
+
+export interface ModeToolDeps {
+  catalogue(): Catalogue;
+  sessions: SessionStore;
+  permissionContext(): { projectRoot: string | null; confineToProjectRoot: boolean };
+  systemPrompt(mode: CompiledMode): Promise<string>;
+  now(): number;
+}
+
+const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+
+function requireMode(cat: Catalogue, slug: string): CompiledMode {
+  const mode = cat.get(slug);
+  if (!mode) throw new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+  return mode;
+}
+
+export function modeTools(d: ModeToolDeps): ToolFamily {
+  return {
+    list_modes(args) {
+      const source = str(args.source) ?? 'all';
+      const modes = d.catalogue().modes.filter((m) => source === 'all' || m.source === source);
+      const rows = modes.map((m) => {
+        const row: Record<string, unknown> = { slug: m.slug, name: m.name, source: m.source };
+        if (m.description) row.description = m.description;
+        if (m.whenToUse) row.when_to_use = m.whenToUse;
+        row.groups = enabledGroupNames(describeToolGroups(m));
+        return row;
+      });
+      const lines = [`${modes.length} mode${modes.length === 1 ? '' : 's'} (source: ${source}):`];
+      modes.forEach((m, i) => {
+        lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}`);
+        const about = m.description ?? m.whenToUse;
+        if (about) lines.push(`   ${about}`);
+        lines.push(`   Tool groups: ${(rows[i]!.groups as string[]).join(', ') || 'none (always-available tools only)'}`);
+      });
+      return { text: lines.join('\n'), metadata: { count: modes.length, source, modes: rows } };
+    },
+
+    async get_mode_info(args) {
+      const mode = requireMode(d.catalogue(), args.mode_slug as string);
+      const groups = describeToolGroups(mode);
+      const prompt = args.include_system_prompt === true ? await d.systemPrompt(mode) : undefined;
+      const metadata: Record<string, unknown> = { slug: mode.slug, name: mode.name, source: mode.source };
+      if (mode.file) metadata.file = mode.file;
+      if (mode.description) metadata.description = mode.description;
+      if (mode.whenToUse) metadata.when_to_use = mode.whenToUse;
+      metadata.role_definition = mode.roleDefinition;
+      if (mode.customInstructions) metadata.custom_instructions = mode.customInstructions;
+      metadata.tool_groups = toolGroupsObject(groups);
+      if (prompt !== undefined) metadata.system_prompt = prompt;
+      return { text: modeReport(mode, groups, prompt), metadata };
+    },
+
+    async create_task(args) {
+      const mode = requireMode(d.catalogue(), args.mode_slug as string);
+      const parent = str(args.parent_session_id);
+      const s = await d.sessions.create({
+        modeSlug: mode.slug,
+        ...(str(args.initial_message) !== undefined ? { initialMessage: args.initial_message as string } : {}),
+        ...(parent !== undefined ? { parentSessionId: parent } : {}),
+      });
+      const metadata: Record<string, unknown> = { session_id: s.session_id, task_id: s.task.task_id, mode_slug: s.task.mode_slug };
+      if (parent !== undefined) metadata.parent_session_id = parent;
+      if (s.task.parent_task_id) metadata.parent_task_id = s.task.parent_task_id;
+      metadata.created_at = s.created_at;
+      const lines = [
+        `Created task ${s.task.task_id} in ${mode.name} (${mode.slug}).`,
+        `Session: ${s.session_id}`,
+        ...(s.task.parent_task_id ? [`Parent task: ${s.task.parent_task_id}`] : []),
+        '', 'Tool groups:', ...groupLines(describeToolGroups(mode)),
+      ];
+      return { text: lines.join('\n'), metadata };
+    },
+
+    async switch_mode(args) {
+      const sessionId = args.session_id as string;
+      await d.sessions.get(sessionId); // unknown/expired sessions answer before an unknown mode
+      const mode = requireMode(d.catalogue(), args.new_mode_slug as string);
+      const reason = str(args.reason);
+      const { oldMode } = await d.sessions.switchMode(sessionId, mode.slug, reason);
+      const groups = describeToolGroups(mode);
+      const old = d.catalogue().get(oldMode);
+      const lines = [
+        `Switched task from ${old ? `${old.name} (${oldMode})` : oldMode} to ${mode.name} (${mode.slug}).`,
+        ...(reason ? [`Reason: ${reason}`] : []),
+        '', 'Tool groups now:', ...groupLines(groups),
+      ];
+      const metadata: Record<string, unknown> = { session_id: sessionId, old_mode: oldMode, new_mode: mode.slug };
+      if (reason) metadata.reason = reason;
+      metadata.tool_groups = toolGroupsObject(groups);
+      return { text: lines.join('\n'), metadata };
+    },
+
+    async get_task_info(args) {
+      const sessionId = args.session_id as string;
+      const s = await d.sessions.get(sessionId);
+      const t = s.task;
+      const now = d.now();
+      const mode = d.catalogue().get(t.mode_slug);
+      const lines = [
+        `Task ${t.task_id}`,
+        `Session: ${s.session_id}`,
+        `Mode: ${mode ? `${mode.name} (${t.mode_slug})` : `${t.mode_slug} (no longer defined)`}`,
+        `State: ${t.state}`,
+        `Created: ${t.created_at}${t.completed_at ? ` — finished ${t.completed_at}` : ''}`,
+        `Session age: ${isoAge(s.created_at, now)}; idle: ${isoAge(s.last_accessed, now)}`,
+      ];
+      if (t.mode_history.length > 0) {
+        lines.push('', 'Mode history:', ...t.mode_history.map((h) => `  ${h.at}: ${h.from} → ${h.to}${h.reason ? ` (${h.reason})` : ''}`));
+      }
+      const metadata: Record<string, unknown> = { session_id: s.session_id, created_at: s.created_at, last_accessed: s.last_accessed, task: t };
+      if (args.include_messages === true) {
+        lines.push('', `Messages (${t.messages.length}):`, ...t.messages.map((m) => `  [${m.timestamp}] ${m.role}: ${m.content}`));
+      }
+      if (args.include_hierarchy === true) {
+        const h = await d.sessions.hierarchy(sessionId);
+        const row = (v: SessionView): Record<string, unknown> => ({ session_id: v.session_id, task_id: v.task.task_id, mode_slug: v.task.mode_slug, state: v.task.state });
+        metadata.hierarchy = { ...(h.parent ? { parent: row(h.parent) } : {}), children: h.children.map(row) };
+        lines.push('', 'Hierarchy:');
+        lines.push(h.parent ? `  parent: ${h.parent.task.task_id} (session ${h.parent.session_id}) — ${h.parent.task.mode_slug}, ${h.parent.task.state}` : '  parent: none');
+        if (h.children.length === 0) lines.push('  children: none');
+        for (const c of h.children) lines.push(`  child: ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}, ${c.task.state}`);
+      }
+      return { text: lines.join('\n'), metadata };
+    },
+
+    async validate_tool_use(args) {
+      const s = await d.sessions.get(args.session_id as string);
+      const mode = requireMode(d.catalogue(), s.task.mode_slug);
+      const tool = args.tool_name as string;
+      const filePath = str(args.file_path);
+      const decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
+      const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
+      if (filePath !== undefined) metadata.file_path = filePath;
+      if (decision.restriction) metadata.restriction = decision.restriction;
+      if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';
+      if (!decision.allowed && args.enforce === true) {
+        const Err = decision.error === 'file' ? FileRestrictionError : ToolRestrictionError;
+        throw new Err(decision.reason, { message: decision.reason, ...metadata });
+      }
+      const verdict = decision.allowed ? '✓ allowed' : '✗ not allowed';
+      const text = `${verdict}: ${tool}${filePath !== undefined ? ` on ${filePath}` : ''} in ${mode.name} (${mode.slug})\n${decision.reason}`;
+      return { text, metadata };
+    },
+
+    async complete_task(args) {
+      const status = args.status as 'completed' | 'failed' | 'cancelled';
+      const result = str(args.result);
+      const out = await d.sessions.complete(args.session_id as string, status, result, args.cascade === true);
+      const t = out.session.task;
+      const row = (v: SessionView): Record<string, unknown> => ({ session_id: v.session_id, task_id: v.task.task_id, mode_slug: v.task.mode_slug, state: v.task.state });
+      const lines = [`Task ${t.task_id} ${status} at ${t.completed_at ?? ''}.`];
+      if (result) lines.push(`Result: ${result}`);
+      if (out.cancelledChildren.length > 0) {
+        lines.push('', `Cancelled subtasks (${out.cancelledChildren.length}):`, ...out.cancelledChildren.map((c) => `  ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}`));
+      }
+      if (out.activeChildren.length > 0) {
+        lines.push('', `Subtasks still active (${out.activeChildren.length}); pass cascade=true to cancel them:`, ...out.activeChildren.map((c) => `  ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}`));
+      }
+      return {
+        text: lines.join('\n'),
+        metadata: {
+          session_id: out.session.session_id, task_id: t.task_id, status, completed_at: t.completed_at ?? '',
+          active_children: out.activeChildren.map(row), cancelled_children: out.cancelledChildren.map(row),
+        },
+      };
+    },
+  };
+}

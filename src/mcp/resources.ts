@@ -1,0 +1,116 @@
+// Modes as MCP resources: mode://{slug}, mode://{slug}/config, mode://{slug}/system_prompt.
+// Owns the URI grammar and the subscription set; reads the catalogue, never changes it.
+import { ModeNotFoundError, ValidationError } from '../rpc/errors.js';
+import type { Params } from '../rpc/jsonrpc.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import type { CompiledMode } from '../modes/permissions.js';
+import { describeToolGroups } from '../modes/describe.js';
+import { paginate } from './pagination.js';
+import { toolGroupsObject } from './reports.js';
+import { atLeast } from './lifecycle.js';
+
+/** The three resource kinds of each mode. One table. */
+const KINDS = [
+  { suffix: '', label: '', mimeType: 'application/json', template: 'Mode', about: 'Full mode definition with tool groups and restrictions' },
+  { suffix: '/config', label: ' - Configuration', mimeType: 'application/json', template: 'Mode configuration', about: 'Mode configuration in Roo Code form' },
+  { suffix: '/system_prompt', label: ' - System Prompt', mimeType: 'text/plain', template: 'Mode system prompt', about: 'Composed system prompt' },
+] as const;
+
+const URI = /^mode:\/\/([a-zA-Z0-9-]+)(\/[a-z_]+)?$/;
+
+export interface ResourceDeps {
+  catalogue(): Catalogue;
+  systemPrompt(mode: CompiledMode): Promise<string>;
+  pageSize: number;
+  protocolVersion(): string;
+}
+
+export class ModeResources {
+  readonly #d: ResourceDeps;
+  readonly #subscribed = new Set<string>();
+
+  constructor(d: ResourceDeps) { this.#d = d; }
+
+  list(params: Params): unknown {
+    const all = this.#d.catalogue().modes.flatMap((m) => KINDS.map((k) => ({
+      uri: `mode://${m.slug}${k.suffix}`,
+      name: `${m.name}${k.label}`,
+      ...(atLeast(this.#d.protocolVersion(), '2025-06-18') ? { title: `${m.name}${k.label}` } : {}),
+      description: k.suffix === '' ? (m.description ?? m.whenToUse ?? k.about) : `${k.about} of ${m.slug}`,
+      mimeType: k.mimeType,
+    })));
+    const page = paginate(all, params.cursor, this.#d.pageSize);
+    return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+  }
+
+  templates(params: Params): unknown {
+    const all = KINDS.map((k) => ({
+      uriTemplate: `mode://{slug}${k.suffix}`, name: k.template, description: `${k.about}, by mode slug`, mimeType: k.mimeType,
+    }));
+    const page = paginate(all, params.cursor, this.#d.pageSize);
+    return page.nextCursor === undefined ? { resourceTemplates: page.items } : { resourceTemplates: page.items, nextCursor: page.nextCursor };
+  }
+
+  async read(params: Params): Promise<unknown> {
+    const { mode, kind, uri } = this.#resolve(params.uri);
+    let text: string;
+    if (kind.suffix === '') text = JSON.stringify(fullMode(mode), null, 2);
+    else if (kind.suffix === '/config') text = JSON.stringify(configOf(mode), null, 2);
+    else text = await this.#d.systemPrompt(mode);
+    return { contents: [{ uri, mimeType: kind.mimeType, text }] };
+  }
+
+  subscribe(params: Params): unknown {
+    this.#subscribed.add(this.#resolve(params.uri, false).uri);
+    return {};
+  }
+
+  unsubscribe(params: Params): unknown {
+    if (typeof params.uri === 'string') this.#subscribed.delete(params.uri);
+    return {};
+  }
+
+  /** Subscribed URIs that belong to the given slugs (for notifications/resources/updated). */
+  affected(slugs: readonly string[]): string[] {
+    const set = new Set(slugs);
+    return [...this.#subscribed].filter((uri) => {
+      const m = URI.exec(uri);
+      return m !== null && set.has(m[1]!);
+    });
+  }
+
+  #resolve(raw: unknown, mustExist = true): { mode: CompiledMode; kind: (typeof KINDS)[number]; uri: string } {
+    if (typeof raw !== 'string') throw new ValidationError('resources/read needs a "uri" string', { message: 'params.uri: expected string' });
+    const shown = raw.length > 200 ? `${raw.slice(0, 200)}…` : raw;
+    const m = URI.exec(raw);
+    const kind = m ? KINDS.find((k) => k.suffix === (m[2] ?? '')) : undefined;
+    if (!m || !kind) {
+      throw new ValidationError(`Invalid resource URI: ${shown}`, {
+        message: 'expected mode://{slug}, mode://{slug}/config or mode://{slug}/system_prompt', uri: shown,
+      });
+    }
+    const cat = this.#d.catalogue();
+    const mode = cat.get(m[1]!);
+    if (!mode) {
+      if (!mustExist) return { mode: undefined as never, kind, uri: raw };
+      throw new ModeNotFoundError(m[1]!, cat.slugs());
+    }
+    return { mode, kind, uri: raw };
+  }
+}
+
+function fullMode(m: CompiledMode): Record<string, unknown> {
+  return {
+    slug: m.slug, name: m.name, source: m.source, ...(m.file ? { file: m.file } : {}),
+    description: m.description ?? null, when_to_use: m.whenToUse ?? null,
+    role_definition: m.roleDefinition, custom_instructions: m.customInstructions ?? null,
+    tool_groups: toolGroupsObject(describeToolGroups(m)),
+  };
+}
+
+function configOf(m: CompiledMode): Record<string, unknown> {
+  return {
+    slug: m.slug, name: m.name, source: m.source, groups: m.groups,
+    description: m.description ?? null, when_to_use: m.whenToUse ?? null,
+  };
+}

@@ -1,0 +1,185 @@
+// The MCP method table: lifecycle (initialize, ping, logging), and the routes to tools, resources
+// and prompts. Capabilities are declared here and nowhere else.
+import { fileURLToPath } from 'node:url';
+import { InvalidParamsError } from '../rpc/errors.js';
+import { isRecord, type Params } from '../rpc/jsonrpc.js';
+import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
+import { levelRank, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
+import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
+import { ModeResources } from './resources.js';
+import { getPrompt, listPrompts } from './prompts.js';
+import type { Services } from '../services.js';
+
+export const SERVER_NAME = 'roo-modes-server';
+
+const INSTRUCTIONS = [
+  'This server knows the Roo Code modes of the current project: the built-in modes, global custom modes and the project\'s .roomodes, with what each mode may do.',
+  'Use list_modes or get_mode_info to choose a mode; create_task starts a task in a mode and returns a session_id;',
+  'validate_tool_use answers whether the task\'s mode may use a tool (and file) before you act; switch_mode moves the task to a mode that can;',
+  'complete_task finishes it. Modes are also readable as resources (mode://{slug}, /config, /system_prompt) and as prompts named by slug.',
+].join(' ');
+
+/** What the method table needs from the running connection. */
+export interface Connection {
+  lifecycle: Lifecycle;
+  notify(method: string, params?: Params): boolean;
+  requestClient(method: string, params: Params | undefined, timeoutMs: number): Promise<unknown>;
+}
+
+export interface McpServerOptions {
+  version: string;
+  services: Promise<Services>;
+  sink: LogSink;
+  log: Logger;
+}
+
+/** Wires the method table to a connection; returns the table and hooks for the services. */
+export class McpServer {
+  readonly #o: McpServerOptions;
+  #conn!: Connection;
+  #clientLevel: LogLevel | null = null;
+  #resources: ModeResources | null = null;
+
+  constructor(o: McpServerOptions) { this.#o = o; }
+
+  attach(conn: Connection): void {
+    this.#conn = conn;
+    this.#o.sink.forward = (record) => {
+      if (this.#clientLevel === null || levelRank(record.level) < levelRank(this.#clientLevel)) return;
+      const data = record.data === undefined ? record.message : { message: record.message, data: record.data };
+      conn.notify('notifications/message', { level: record.level, logger: record.logger, data });
+    };
+  }
+
+  get protocolVersion(): string { return this.#conn.lifecycle.protocolVersion; }
+
+  progress(ctx: RequestContext, progress: number, total?: number, message?: string): void {
+    if (ctx.progressToken === undefined || ctx.signal.aborted) return;
+    const params: Params = { progressToken: ctx.progressToken, progress };
+    if (total !== undefined) params.total = total;
+    if (message !== undefined && atLeast(this.protocolVersion, '2025-03-26')) params.message = message;
+    this.#conn.notify('notifications/progress', params);
+  }
+
+  rooEvent(e: { eventName: string; payload: unknown; taskId?: number }, push: boolean): void {
+    const params: Params = { eventName: e.eventName, payload: e.payload };
+    if (e.taskId !== undefined) params.taskId = e.taskId;
+    if (push) this.#conn.notify('notifications/roo/event', params);
+    if (this.#clientLevel !== null && levelRank('info') >= levelRank(this.#clientLevel)) {
+      this.#conn.notify('notifications/message', { level: 'info', logger: 'roo-ipc', data: params });
+    }
+  }
+
+  /** Announces a changed catalogue: list_changed for resources and prompts, updated for subscriptions. */
+  modesChanged(changedSlugs: readonly string[], listChanged: boolean): void {
+    if (listChanged || changedSlugs.length > 0) {
+      this.#conn.notify('notifications/resources/list_changed');
+      this.#conn.notify('notifications/prompts/list_changed');
+    }
+    for (const uri of this.#resources?.affected(changedSlugs) ?? []) this.#conn.notify('notifications/resources/updated', { uri });
+  }
+
+  methods(): MethodTable {
+    const { services } = this.#o;
+    const withServices = (fn: (s: Services, params: Params, ctx: RequestContext) => unknown): RequestHandler =>
+      async (params, ctx) => fn(await services, params, ctx);
+    const resources = async (): Promise<ModeResources> => {
+      const s = await services;
+      this.#resources ??= new ModeResources({
+        catalogue: () => s.modes.current, systemPrompt: (m) => s.systemPrompt(m),
+        pageSize: s.config.server.page_size, protocolVersion: () => this.protocolVersion,
+      });
+      return this.#resources;
+    };
+    const promptDeps = (s: Services): Parameters<typeof listPrompts>[0] => ({
+      catalogue: () => s.modes.current, systemPrompt: (m) => s.systemPrompt(m),
+      pageSize: s.config.server.page_size, protocolVersion: () => this.protocolVersion,
+    });
+    const requests = new Map<string, RequestHandler>([
+      ['initialize', (params) => this.#initialize(params)],
+      ['ping', () => ({})],
+      ['logging/setLevel', (params) => this.#setLevel(params)],
+      ['tools/list', withServices((s, p) => s.tools.list(p))],
+      ['tools/call', withServices((s, p, ctx) => s.tools.call(p, ctx))],
+      ['resources/list', async (p) => (await resources()).list(p)],
+      ['resources/templates/list', async (p) => (await resources()).templates(p)],
+      ['resources/read', async (p) => (await resources()).read(p)],
+      ['resources/subscribe', async (p) => (await resources()).subscribe(p)],
+      ['resources/unsubscribe', async (p) => (await resources()).unsubscribe(p)],
+      ['prompts/list', withServices((s, p) => listPrompts(promptDeps(s), p))],
+      ['prompts/get', withServices((s, p) => getPrompt(promptDeps(s), p))],
+      ['completion/complete', withServices((s, p) => complete(s, p))],
+    ]);
+    const notifications = new Map<string, NotificationHandler>([
+      ['notifications/initialized', () => { this.#conn.lifecycle.initializedNotified = true; void this.#askRoots(); }],
+      ['notifications/roots/list_changed', () => { void this.#askRoots(); }],
+    ]);
+    return { requests, notifications };
+  }
+
+  #initialize(params: Params): unknown {
+    const lc = this.#conn.lifecycle;
+    if (params.protocolVersion !== undefined && typeof params.protocolVersion !== 'string') {
+      throw new InvalidParamsError('initialize: "protocolVersion" must be a string');
+    }
+    lc.protocolVersion = negotiateVersion(params.protocolVersion);
+    lc.clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
+    if (isRecord(params.clientInfo)) {
+      const { name, version } = params.clientInfo;
+      lc.clientInfo = { ...(typeof name === 'string' ? { name } : {}), ...(typeof version === 'string' ? { version } : {}) };
+    }
+    lc.state = 'ready';
+    this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
+    const capabilities: Record<string, unknown> = {
+      tools: {},
+      resources: { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+    };
+    if (atLeast(lc.protocolVersion, '2025-03-26')) capabilities.completions = {};
+    return {
+      protocolVersion: lc.protocolVersion,
+      capabilities,
+      serverInfo: { name: SERVER_NAME, version: this.#o.version },
+      instructions: INSTRUCTIONS,
+    };
+  }
+
+  #setLevel(params: Params): unknown {
+    const level = typeof params.level === 'string' ? parseLogLevel(params.level) : undefined;
+    if (!level) {
+      throw new InvalidParamsError('logging/setLevel: unknown level', {
+        message: 'params.level: expected one of debug, info, notice, warning, error, critical, alert, emergency',
+      });
+    }
+    this.#clientLevel = level;
+    return {};
+  }
+
+  async #askRoots(): Promise<void> {
+    const lc = this.#conn.lifecycle;
+    if (!isRecord(lc.clientCapabilities.roots)) return;
+    const s = await this.#o.services;
+    if (s.projectRootConfigured) return;
+    try {
+      const result = await this.#conn.requestClient('roots/list', undefined, 5000);
+      const roots = isRecord(result) && Array.isArray(result.roots) ? result.roots : [];
+      const first = roots.find((r): r is { uri: string } => isRecord(r) && typeof r.uri === 'string' && r.uri.startsWith('file://'));
+      if (first) await s.adoptClientRoot(fileURLToPath(first.uri));
+    } catch (err) {
+      this.#o.log.warn('could not use the client\'s roots', err instanceof Error ? err.message : err);
+    }
+  }
+}
+
+/** completion/complete: mode slugs for the resource templates' {slug}; nothing else to offer. */
+function complete(s: Services, params: Params): unknown {
+  const ref = isRecord(params.ref) ? params.ref : {};
+  const arg = isRecord(params.argument) ? params.argument : {};
+  const prefix = typeof arg.value === 'string' ? arg.value : '';
+  let values: string[] = [];
+  if (ref.type === 'ref/resource' && arg.name === 'slug') {
+    values = s.modes.current.slugs().filter((slug) => slug.startsWith(prefix));
+  }
+  return { completion: { values: values.slice(0, 100), total: values.length, hasMore: values.length > 100 } };
+}

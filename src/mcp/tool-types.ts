@@ -1,0 +1,25 @@
+// The contract between the MCP tools layer and each tool family (modes, tasks, mode sets, IPC).
+// A family exports handlers; the registry pairs them with schemas/tools/<name>.json.
+
+/** What a handler may use while it runs. It never sees streams or queues. */
+export interface ToolCallContext {
+  /** Aborted when the client cancels the request (notifications/cancelled) or the server stops. */
+  signal: AbortSignal;
+  /** The protocol revision negotiated for this connection. */
+  protocolVersion: string;
+  /** Reports progress when the request carried a progressToken; a no-op otherwise. */
+  progress(progress: number, total?: number, message?: string): void;
+}
+
+/** A tool's answer: the human-readable report and the seed's metadata object. */
+export interface ToolResult {
+  text: string;
+  /** Sent as `metadata`, and as `structuredContent` to 2025-06-18+ sessions. */
+  metadata: Record<string, unknown>;
+}
+
+/** Arguments arrive already validated against the tool's input schema. */
+export type ToolHandler = (args: Record<string, unknown>, ctx: ToolCallContext) => ToolResult | Promise<ToolResult>;
+
+/** A family of tools: name → handler. Names must match files in schemas/tools/. */
+export type ToolFamily = Readonly<Record<string, ToolHandler>>;

@@ -1,0 +1,141 @@
+// The tool registry: pairs each schemas/tools/<name>.json with its handler, serves tools/list and
+// runs tools/call (argument validation, result shape, error style). Handlers never see the wire.
+import { readdir, readFile } from 'node:fs/promises';
+import { InvalidParamsError, RpcError, ValidationError } from '../rpc/errors.js';
+import { isRecord, type Params } from '../rpc/jsonrpc.js';
+import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
+import { compileSchema, type SchemaIssue } from '../rpc/validate.js';
+import { atLeast } from './lifecycle.js';
+import { paginate } from './pagination.js';
+import type { ToolCallContext, ToolFamily, ToolHandler } from './tool-types.js';
+
+export const TOOL_SCHEMA_DIR = new URL('../../schemas/tools/', import.meta.url);
+
+/** One schemas/tools/<name>.json file. */
+export interface ToolSpec {
+  name: string;
+  title?: string;
+  description: string;
+  annotations?: Record<string, unknown>;
+  inputSchema: Record<string, unknown>;
+  outputSchema?: Record<string, unknown>;
+}
+
+interface Entry { spec: ToolSpec; handler: ToolHandler; check?: (v: unknown, root: string) => SchemaIssue[] }
+
+/** Reads every tool spec file (at startup, before serving). */
+export async function readToolSpecs(dir: URL = TOOL_SCHEMA_DIR): Promise<Map<string, ToolSpec>> {
+  const specs = new Map<string, ToolSpec>();
+  const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
+  await Promise.all(names.map(async (file) => {
+    const spec = JSON.parse(await readFile(new URL(file, dir), 'utf8')) as ToolSpec;
+    if (`${spec.name}.json` !== file) throw new Error(`schemas/tools/${file} names the tool ${JSON.stringify(spec.name)}`);
+    specs.set(spec.name, spec);
+  }));
+  return specs;
+}
+
+export interface ToolRegistryOptions {
+  specs: ReadonlyMap<string, ToolSpec>;
+  families: readonly ToolFamily[];
+  pageSize: number;
+  toolErrors: 'jsonrpc' | 'result';
+  protocolVersion: () => string;
+  progress: (ctx: RequestContext, progress: number, total?: number, message?: string) => void;
+}
+
+export class ToolRegistry {
+  readonly #entries = new Map<string, Entry>();
+  readonly #listCache = new Map<string, string[]>();
+  readonly #o: ToolRegistryOptions;
+
+  constructor(o: ToolRegistryOptions) {
+    this.#o = o;
+    for (const family of o.families) {
+      for (const [name, handler] of Object.entries(family)) {
+        const spec = o.specs.get(name);
+        if (!spec) throw new Error(`tool ${name} has a handler but no schemas/tools/${name}.json`);
+        this.#entries.set(name, { spec, handler });
+      }
+    }
+  }
+
+  names(): string[] { return [...this.#entries.keys()]; }
+
+  /** tools/list: entries shaped for the negotiated revision, serialised once per revision. */
+  list(params: Params): PreSerialized {
+    const version = this.#o.protocolVersion();
+    let items = this.#listCache.get(version);
+    if (!items) {
+      items = [...this.#entries.values()].map(({ spec }) => JSON.stringify(toolForVersion(spec, version)));
+      this.#listCache.set(version, items);
+    }
+    const page = paginate(items, params.cursor, this.#o.pageSize);
+    const next = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
+    return new PreSerialized(`{"tools":[${page.items.join(',')}]${next}}`);
+  }
+
+  /** tools/call: unknown tool → -32602; bad arguments → -32004 with the JSON path. */
+  async call(params: Params, ctx: RequestContext): Promise<unknown> {
+    const name = params.name;
+    if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a "name" string', { message: 'params.name: expected string' });
+    const entry = this.#entries.get(name);
+    if (!entry) {
+      throw new InvalidParamsError(`Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`, {
+        message: `No tool of this name; available: ${this.names().join(', ')}`,
+        available_tools: this.names(),
+      });
+    }
+    const args = params.arguments ?? {};
+    if (!isRecord(args)) throw new InvalidParamsError('tools/call "arguments" must be an object', { message: 'params.arguments: expected object' });
+    const version = this.#o.protocolVersion();
+    try {
+      entry.check ??= compileSchema(entry.spec.inputSchema);
+      const issues = entry.check(args, 'arguments');
+      if (issues.length > 0) {
+        throw new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
+          message: issues.map((i) => i.message).join('; '),
+          issues: issues.map((i) => ({ path: i.path, message: i.message })),
+        });
+      }
+      const toolCtx: ToolCallContext = {
+        signal: ctx.signal,
+        protocolVersion: version,
+        progress: (p, total, message) => this.#o.progress(ctx, p, total, message),
+      };
+      const out = await entry.handler(args, toolCtx);
+      const result: Record<string, unknown> = { content: [{ type: 'text', text: out.text }], metadata: out.metadata };
+      if (atLeast(version, '2025-06-18')) result.structuredContent = out.metadata;
+      return result;
+    } catch (err) {
+      if (this.#o.toolErrors === 'result' && err instanceof RpcError) {
+        const wire = err.toWire();
+        const result: Record<string, unknown> = {
+          content: [{ type: 'text', text: `Error ${wire.code}: ${wire.message}${describeData(wire.data)}` }],
+          isError: true,
+          metadata: { error: wire },
+        };
+        if (atLeast(version, '2025-06-18')) result.structuredContent = wire;
+        return result;
+      }
+      throw err;
+    }
+  }
+}
+
+function describeData(data: unknown): string {
+  if (typeof data === 'string') return `\n${data}`;
+  if (isRecord(data) && typeof data.message === 'string') return `\n${data.message}`;
+  return '';
+}
+
+/** Gate revision-specific fields: annotations from 2025-03-26; title and outputSchema from 2025-06-18. */
+function toolForVersion(spec: ToolSpec, version: string): Record<string, unknown> {
+  const tool: Record<string, unknown> = { name: spec.name };
+  if (spec.title && atLeast(version, '2025-06-18')) tool.title = spec.title;
+  tool.description = spec.description;
+  tool.inputSchema = spec.inputSchema;
+  if (spec.outputSchema && atLeast(version, '2025-06-18')) tool.outputSchema = spec.outputSchema;
+  if (spec.annotations && atLeast(version, '2025-03-26')) tool.annotations = spec.annotations;
+  return tool;
+}

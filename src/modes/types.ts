@@ -1,0 +1,47 @@
+// Shapes of modes as Roo writes them (ModeConfig) and as the server holds them (Mode).
+// Pure types and the group-name table; no behaviour lives here.
+
+/** The six tool groups, in Roo's order (browser is kept: the built-ins of our API have it). */
+export const TOOL_GROUP_NAMES = ['read', 'edit', 'browser', 'command', 'mcp', 'modes'] as const;
+export type GroupName = (typeof TOOL_GROUP_NAMES)[number];
+
+export interface GroupOptions {
+  fileRegex?: string;
+  description?: string;
+  /** Only on the mcp group: allowed qualified tool names, `*` wildcards (mcp__github__*). */
+  tools?: string[];
+}
+
+/** A group entry in Roo's form: a name, or [name, options]. */
+export type GroupEntry = GroupName | [GroupName, GroupOptions];
+
+export type ModeSource = 'builtin' | 'global' | 'project';
+
+/** A mode as written in a mode file (Roo's ModeConfig, camelCase keys). */
+export interface ModeConfig {
+  slug: string;
+  name: string;
+  roleDefinition: string;
+  whenToUse?: string;
+  description?: string;
+  customInstructions?: string;
+  groups: GroupEntry[];
+}
+
+/** A loaded mode: where it came from, and where in that file. */
+export interface Mode extends ModeConfig {
+  source: ModeSource;
+  /** Absolute path of the file it was loaded from (absent for built-ins). */
+  file?: string;
+  /** 1-based line of the mode's entry in that file, when known. */
+  line?: number;
+}
+
+/** A problem found while loading or validating a mode file. */
+export interface ModeIssue {
+  file: string;
+  line?: number;
+  column?: number;
+  slug?: string;
+  message: string;
+}

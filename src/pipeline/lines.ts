@@ -1,0 +1,80 @@
+// The pure line splitter: bytes in, complete lines out. It owns only the partial tail; it never
+// parses JSON and never touches a stream.
+
+/** A complete line (without its terminator), or the marker for a line that was too long. */
+export type LineEvent = { kind: 'line'; text: string } | { kind: 'oversize'; bytes: number };
+
+const NEWLINE = 0x0a;
+const CR = 0x0d;
+const BOM = '\ufeff';
+
+/**
+ * How it works: lines are found by scanning for the newline byte before any decoding, so a UTF-8
+ * character split across chunks is reassembled naturally. Pieces of an unfinished line are kept
+ * as a list and joined once, when the line ends — never re-concatenated per chunk. A line longer
+ * than `maxBytes` is dropped piece by piece (memory stays bounded) and reported once, when its
+ * newline arrives. A trailing CR is stripped, and a BOM at the very start of the stream is removed.
+ */
+export class LineSplitter {
+  readonly #maxBytes: number;
+  #pieces: Buffer[] = [];
+  #pending = 0;
+  #oversize = false;
+  #atStart = true;
+
+  constructor(maxBytes: number) {
+    if (!(maxBytes > 0)) throw new TypeError(`maxBytes must be positive, got ${maxBytes}`);
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Feeds one chunk; returns the events it completes, in order. */
+  push(chunk: Buffer): LineEvent[] {
+    const events: LineEvent[] = [];
+    let start = 0;
+    for (;;) {
+      const nl = chunk.indexOf(NEWLINE, start);
+      if (nl === -1) break;
+      this.#take(chunk, start, nl);
+      events.push(this.#finish());
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.#take(chunk, start, chunk.length);
+    return events;
+  }
+
+  /** At end of input: the unterminated last line, if any. */
+  end(): LineEvent[] {
+    if (this.#pending === 0 && !this.#oversize) return [];
+    return [this.#finish()];
+  }
+
+  #take(chunk: Buffer, from: number, to: number): void {
+    const length = to - from;
+    if (length === 0) return;
+    this.#pending += length;
+    if (this.#oversize) return;
+    if (this.#pending > this.#maxBytes) {
+      this.#oversize = true;
+      this.#pieces = [];
+      return;
+    }
+    this.#pieces.push(from === 0 && to === chunk.length ? chunk : chunk.subarray(from, to));
+  }
+
+  #finish(): LineEvent {
+    const bytes = this.#pending;
+    const oversize = this.#oversize;
+    const pieces = this.#pieces;
+    this.#pieces = [];
+    this.#pending = 0;
+    this.#oversize = false;
+    const first = this.#atStart;
+    this.#atStart = false;
+    if (oversize) return { kind: 'oversize', bytes };
+    const buf = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes);
+    const end = bytes > 0 && buf[bytes - 1] === CR ? bytes - 1 : bytes;
+    let text = buf.toString('utf8', 0, end);
+    if (first && text.startsWith(BOM)) text = text.slice(1);
+    return { kind: 'line', text };
+  }
+}

@@ -1,0 +1,229 @@
+// The message processor: lifecycle gating, dispatch, cancellation and the guarantee of exactly
+// one response per request id. It reads the incoming queue and writes only to the outgoing queue.
+import { AsyncQueue } from './queue.js';
+import { InvalidRequestError, MethodNotFoundError, ParseError, type WireError } from '../rpc/errors.js';
+import { classify, isRecord, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
+import { PreSerialized, toWireError, type MethodTable } from '../rpc/dispatch.js';
+import type { Lifecycle } from '../mcp/lifecycle.js';
+import type { Logger } from '../log.js';
+
+/** What the reader hands over: a parsed value, or why a line could not become one. */
+export type Incoming =
+  | { kind: 'value'; value: unknown }
+  | { kind: 'parse-error'; detail: string }
+  | { kind: 'oversize'; bytes: number; limit: number };
+
+interface InFlight { controller: AbortController; answered: boolean }
+
+export interface ProcessorOptions {
+  incoming: AsyncQueue<Incoming>;
+  outgoing: AsyncQueue<Outgoing>;
+  lifecycle: Lifecycle;
+  methods: MethodTable;
+  strict: boolean;
+  maxInFlight: number;
+  log: Logger;
+}
+
+/*
+ * Ordering and concurrency, stated once:
+ * - Messages are taken from the incoming queue one at a time, in arrival order, and each handler
+ *   is started before the next message is looked at. A handler that finishes synchronously has
+ *   its response queued before the next message is dispatched, so such responses keep request order.
+ * - Handlers that await (file I/O, persistence, the IPC bridge, requests to the client) run
+ *   concurrently, at most `maxInFlight` at once; each response is queued when its handler ends.
+ *   Clients match responses by id, as JSON-RPC intends.
+ * - Because handlers start in arrival order, state changes they make synchronously (e.g. a
+ *   session's mode) also apply in arrival order.
+ * - Backpressure: queuing a response awaits room in the outgoing queue; while it waits, no new
+ *   message is taken, the incoming queue fills and the reader stops reading stdin.
+ * - A cancelled request's signal is aborted and its response, whenever it comes, is dropped.
+ */
+export class Processor {
+  readonly #o: ProcessorOptions;
+  readonly #inFlight = new Map<string, InFlight>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #clientWaits = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
+  #nextServerId = 1;
+  #slotFreed: (() => void) | null = null;
+
+  constructor(options: ProcessorOptions) { this.#o = options; }
+
+  /** Runs until the incoming queue is closed and drained, then lets in-flight work finish. */
+  async run(): Promise<void> {
+    for await (const item of this.#o.incoming) {
+      while (this.#running.size >= this.#o.maxInFlight) {
+        await new Promise<void>((resolve) => { this.#slotFreed = resolve; });
+      }
+      await this.#handle(item);
+    }
+    this.#o.lifecycle.state = 'closing';
+    await Promise.all(this.#running);
+    for (const wait of this.#clientWaits.values()) wait.reject(new Error('connection closed'));
+    this.#clientWaits.clear();
+  }
+
+  /** Aborts every in-flight request (used on SIGTERM after a grace period). */
+  abortAll(): void {
+    for (const entry of this.#inFlight.values()) entry.controller.abort(new Error('server shutting down'));
+  }
+
+  /** Queues a notification without waiting; false when the client is not keeping up. */
+  notify(method: string, params?: Params): boolean {
+    if (this.#o.lifecycle.state !== 'ready') return false;
+    return this.#o.outgoing.tryPush(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method });
+  }
+
+  /** Sends a request to the client and resolves with its result (rejects on error or timeout). */
+  requestClient(method: string, params: Params | undefined, timeoutMs: number): Promise<unknown> {
+    const id = `srv-${this.#nextServerId++}`;
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.#clientWaits.delete(JSON.stringify(id));
+        this.notify('notifications/cancelled', { requestId: id, reason: 'timed out' });
+        reject(new Error(`${method} timed out after ${timeoutMs} ms`));
+      }, timeoutMs);
+      timer.unref();
+      this.#clientWaits.set(JSON.stringify(id), {
+        resolve: (v) => { clearTimeout(timer); resolve(v); },
+        reject: (e) => { clearTimeout(timer); reject(e); },
+      });
+      const msg = params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
+      if (!this.#o.outgoing.tryPush(msg)) this.#clientWaits.get(JSON.stringify(id))?.reject(new Error('output queue full'));
+    });
+  }
+
+  async #handle(item: Incoming): Promise<void> {
+    if (item.kind === 'parse-error') {
+      return this.#send(errorMessage(null, new ParseError('Parse error', item.detail).toWire()));
+    }
+    if (item.kind === 'oversize') {
+      const detail = `message of ${item.bytes} bytes exceeds the limit of ${item.limit} bytes (server.max_message_bytes)`;
+      return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request: message too large', detail).toWire()));
+    }
+    const { value } = item;
+    if (!Array.isArray(value)) {
+      const answer = this.#one(value);
+      if (answer instanceof Promise) this.#track(answer.then((a) => (a === undefined ? undefined : this.#send(a))));
+      else if (answer !== undefined) await this.#send(answer);
+      return;
+    }
+    if (value.length === 0) {
+      return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request', 'an empty batch is not a request').toWire()));
+    }
+    if (!this.#o.lifecycle.batchesAllowed) {
+      return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request', 'batches are only accepted in a 2025-03-26 session; send one message per line').toWire()));
+    }
+    if (value.some((v) => isRecord(v) && v.method === 'initialize')) {
+      return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request', 'initialize must not be part of a batch').toWire()));
+    }
+    // A batch is answered as one array once all its requests are done; it runs as one task.
+    this.#track(Promise.all(value.map((v) => this.#one(v))).then((all) => {
+      const answers = all.filter((a): a is Outgoing => a !== undefined);
+      return answers.length > 0 ? this.#send({ raw: `[${answers.map(serialize).join(',')}]` }) : undefined;
+    }));
+  }
+
+  /** Keeps a background task counted (for maxInFlight and for draining at shutdown). */
+  #track(task: Promise<unknown>): void {
+    const tracked: Promise<void> = task.then(() => undefined, (err: unknown) => { this.#o.log.error('response task failed', err); }).finally(() => {
+      this.#running.delete(tracked);
+      const freed = this.#slotFreed;
+      this.#slotFreed = null;
+      freed?.();
+    });
+    this.#running.add(tracked);
+  }
+
+  /** Handles one message; resolves with its answer (undefined for notifications and cancelled requests). */
+  #one(value: unknown): Promise<Outgoing | undefined> | Outgoing | undefined {
+    const c = classify(value);
+    switch (c.kind) {
+      case 'invalid': return errorMessage(c.id, c.error.toWire());
+      case 'notification': this.#notification(c.notification.method, c.notification.params ?? {}); return undefined;
+      case 'response': this.#clientResponse(c.response.id, c.response.result, c.response.error); return undefined;
+      case 'request': return this.#request(c.request);
+    }
+  }
+
+  #request(req: Request): Promise<Outgoing | undefined> | Outgoing | undefined {
+    const { lifecycle, methods, strict, log } = this.#o;
+    if (req.method === 'initialize' && lifecycle.state !== 'awaiting-initialize') {
+      return errorMessage(req.id, new InvalidRequestError('Invalid Request: already initialized', 'initialize may be sent once per connection').toWire());
+    }
+    if (strict && lifecycle.state === 'awaiting-initialize' && req.method !== 'initialize' && req.method !== 'ping') {
+      return errorMessage(req.id, new InvalidRequestError('Invalid Request: server not initialized', 'send initialize first (the server runs with --strict)').toWire());
+    }
+    const handler = methods.requests.get(req.method);
+    if (!handler) return errorMessage(req.id, new MethodNotFoundError(req.method).toWire());
+    const key = JSON.stringify(req.id);
+    const entry: InFlight = { controller: new AbortController(), answered: false };
+    this.#inFlight.set(key, entry);
+    const params = req.params ?? {};
+    const meta = isRecord(params._meta) ? params._meta : undefined;
+    const token = meta?.progressToken;
+    const ctx = {
+      id: req.id, method: req.method, signal: entry.controller.signal,
+      progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+    };
+    const settle = (result: unknown, error: WireError | undefined): Outgoing | undefined => {
+      if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key);
+      if (entry.answered || entry.controller.signal.aborted) return undefined;
+      entry.answered = true;
+      return error ? errorMessage(req.id, error) : resultMessage(req.id, result);
+    };
+    let out: unknown;
+    try {
+      out = handler(params, ctx);
+    } catch (err) {
+      return settle(undefined, toWireError(err, req.id, req.method, log));
+    }
+    if (!(out instanceof Promise)) return settle(out, undefined);
+    return out.then(
+      (result) => settle(result, undefined),
+      (err: unknown) => settle(undefined, toWireError(err, req.id, req.method, log)),
+    );
+  }
+
+  #notification(method: string, params: Params): void {
+    if (method === 'notifications/cancelled') {
+      const id = params.requestId;
+      if (typeof id !== 'string' && typeof id !== 'number') return;
+      const entry = this.#inFlight.get(JSON.stringify(id));
+      if (!entry) return;
+      this.#o.log.debug(`request ${JSON.stringify(id)} cancelled by the client`, params.reason);
+      entry.controller.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'));
+      return;
+    }
+    const handler = this.#o.methods.notifications.get(method);
+    if (!handler) { this.#o.log.debug(`ignoring unknown notification ${method}`); return; }
+    try { handler(params); } catch (err) { this.#o.log.error(`notification ${method} failed`, err); }
+  }
+
+  #clientResponse(id: RequestId, result: unknown, error: WireError | undefined): void {
+    const key = JSON.stringify(id);
+    const wait = this.#clientWaits.get(key);
+    if (!wait) { this.#o.log.debug(`ignoring a response to unknown request ${key}`); return; }
+    this.#clientWaits.delete(key);
+    if (error) wait.reject(new Error(`client answered ${error.code}: ${error.message}`));
+    else wait.resolve(result);
+  }
+
+  #send(message: Outgoing): Promise<void> {
+    return this.#o.outgoing.push(message).catch(() => { /* output closed: the client is gone */ });
+  }
+}
+
+function errorMessage(id: RequestId | null, error: WireError): Outgoing {
+  return { jsonrpc: '2.0', id, error };
+}
+
+function resultMessage(id: RequestId, result: unknown): Outgoing {
+  if (result instanceof PreSerialized) return { raw: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}` };
+  return { jsonrpc: '2.0', id, result: result ?? {} };
+}
+
+/** One message as one line of JSON (the writer's job, shared here for batch arrays). */
+export function serialize(message: Outgoing): string {
+  return 'raw' in message && typeof message.raw === 'string' ? message.raw : JSON.stringify(message);
+}

@@ -1,0 +1,35 @@
+// The method table's types and the single place where thrown errors become wire errors.
+// Handlers never build error objects; they throw RpcError subclasses and return plain results.
+import { InternalError, RpcError, type WireError } from './errors.js';
+import type { Params, RequestId } from './jsonrpc.js';
+import type { Logger } from '../log.js';
+
+/** What a request handler may use. */
+export interface RequestContext {
+  id: RequestId;
+  method: string;
+  signal: AbortSignal;
+  /** The progressToken from params._meta, when the client asked for progress. */
+  progressToken: string | number | undefined;
+}
+
+/** A result the owner already serialised (cached lists): written without re-serialising. */
+export class PreSerialized {
+  constructor(readonly json: string) {}
+}
+
+export type RequestHandler = (params: Params, ctx: RequestContext) => unknown;
+export type NotificationHandler = (params: Params) => void;
+
+/** The method table: one handler per method name. */
+export interface MethodTable {
+  requests: ReadonlyMap<string, RequestHandler>;
+  notifications: ReadonlyMap<string, NotificationHandler>;
+}
+
+/** Turns anything thrown into a wire error; unknown throws become a bland -32603 (stack to the log). */
+export function toWireError(err: unknown, id: RequestId | null, method: string, log: Logger): WireError {
+  if (err instanceof RpcError) return err.toWire();
+  log.error(`internal error in ${method} (request id ${JSON.stringify(id)})`, err);
+  return new InternalError().toWire();
+}

@@ -1,0 +1,95 @@
+// The error-code table and one error class per code. Handlers throw these; only the dispatcher
+// turns them into wire objects. Never read a code off an arbitrary thrown value (Node's err.code
+// is a string like "ENOENT"): trust `instanceof RpcError` only.
+
+/** Every code the server answers with, in one table. */
+export const ERROR_CODES = {
+  PARSE_ERROR: -32700,
+  INVALID_REQUEST: -32600,
+  METHOD_NOT_FOUND: -32601,
+  INVALID_PARAMS: -32602,
+  INTERNAL_ERROR: -32603,
+  MODE_NOT_FOUND: -32001,
+  TASK_NOT_FOUND: -32002,
+  SESSION_EXPIRED: -32003,
+  VALIDATION_ERROR: -32004,
+  TOOL_RESTRICTION_ERROR: -32005,
+  FILE_RESTRICTION_ERROR: -32006,
+} as const;
+
+export type ErrorName = keyof typeof ERROR_CODES;
+export type ErrorCode = (typeof ERROR_CODES)[ErrorName];
+
+/** Wire form of an error; `data` is a string or an object with a `message` and precise fields. */
+export interface WireError {
+  code: number;
+  message: string;
+  data?: unknown;
+}
+
+export class RpcError extends Error {
+  readonly code: number;
+  readonly data: unknown;
+  constructor(code: number, message: string, data?: unknown) {
+    super(message);
+    this.name = new.target.name;
+    this.code = code;
+    this.data = data;
+  }
+  toWire(): WireError {
+    return this.data === undefined
+      ? { code: this.code, message: this.message }
+      : { code: this.code, message: this.message, data: this.data };
+  }
+}
+
+export class ParseError extends RpcError {
+  constructor(message = 'Parse error', data?: unknown) { super(ERROR_CODES.PARSE_ERROR, message, data); }
+}
+export class InvalidRequestError extends RpcError {
+  constructor(message = 'Invalid Request', data?: unknown) { super(ERROR_CODES.INVALID_REQUEST, message, data); }
+}
+export class MethodNotFoundError extends RpcError {
+  constructor(method: string) { super(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`); }
+}
+export class InvalidParamsError extends RpcError {
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.INVALID_PARAMS, message, data); }
+}
+export class InternalError extends RpcError {
+  constructor(message = 'Internal error') { super(ERROR_CODES.INTERNAL_ERROR, message); }
+}
+export class ModeNotFoundError extends RpcError {
+  constructor(slug: string, available: readonly string[]) {
+    super(ERROR_CODES.MODE_NOT_FOUND, `Mode not found: ${slug}`, {
+      message: `No mode has the slug "${slug}". Available: ${available.join(', ')}`,
+      slug,
+      available_modes: [...available],
+    });
+  }
+}
+export class TaskNotFoundError extends RpcError {
+  constructor(sessionId: string) {
+    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${sessionId}`, {
+      message: `No session has the id "${sessionId}"; create one with create_task`,
+      session_id: sessionId,
+    });
+  }
+}
+export class SessionExpiredError extends RpcError {
+  constructor(sessionId: string, timeoutSeconds: number) {
+    super(ERROR_CODES.SESSION_EXPIRED, `Session expired: ${sessionId}`, {
+      message: `Session "${sessionId}" expired after ${timeoutSeconds} s without access; create a new task`,
+      session_id: sessionId,
+      timeout_seconds: timeoutSeconds,
+    });
+  }
+}
+export class ValidationError extends RpcError {
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.VALIDATION_ERROR, message, data); }
+}
+export class ToolRestrictionError extends RpcError {
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.TOOL_RESTRICTION_ERROR, message, data); }
+}
+export class FileRestrictionError extends RpcError {
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.FILE_RESTRICTION_ERROR, message, data); }
+}

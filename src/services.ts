@@ -1,0 +1,99 @@
+// The server's long-lived state, created once by main and passed down: the mode registry, the
+// session store, the tool registry and (when configured) the Roo IPC bridge. No stage imports it.
+import { homedir } from 'node:os';
+import type { ServerConfig } from './config.js';
+import type { Logger } from './log.js';
+import { ModeRegistry } from './modes/registry.js';
+import type { CompiledMode } from './modes/permissions.js';
+import { buildSystemPrompt } from './modes/prompt.js';
+import { SessionStore } from './tasks/sessions.js';
+import { readToolSpecs, ToolRegistry } from './mcp/tools.js';
+import { modeTools } from './mcp/mode-tools.js';
+import type { ToolFamily } from './mcp/tool-types.js';
+import type { RequestContext } from './rpc/dispatch.js';
+
+export interface ServicesHooks {
+  protocolVersion(): string;
+  progress(ctx: RequestContext, progress: number, total?: number, message?: string): void;
+  /** A Roo IPC event arrived (only when the bridge is configured). */
+  rooEvent(e: { eventName: string; payload: unknown; taskId?: number }): void;
+}
+
+export class Services {
+  readonly modes: ModeRegistry;
+  readonly sessions: SessionStore;
+  tools!: ToolRegistry;
+  #projectRoot: string | null;
+  readonly #closers: (() => Promise<void> | void)[] = [];
+
+  constructor(readonly config: ServerConfig, readonly log: Logger, private readonly hooks: ServicesHooks) {
+    this.#projectRoot = config.paths.project_root;
+    this.modes = new ModeRegistry({
+      projectRoot: this.projectRoot,
+      configDir: config.paths.global_config_dir,
+      globalModesFile: config.paths.global_modes_file,
+      modesetsDir: config.modesets.dir,
+    }, log.child('modes'));
+    this.sessions = new SessionStore({
+      timeoutSeconds: config.sessions.timeout,
+      cleanupIntervalSeconds: config.sessions.cleanup_interval,
+      persistenceDir: config.sessions.persistence.enabled ? config.sessions.persistence.storage_path : null,
+      log: log.child('sessions'),
+    });
+  }
+
+  /** The project in force: configured, else from the client's roots, else the working directory. */
+  get projectRoot(): string {
+    return this.#projectRoot ?? process.cwd();
+  }
+
+  get projectRootConfigured(): boolean { return this.config.paths.project_root !== null; }
+
+  async start(): Promise<void> {
+    const [specs] = await Promise.all([readToolSpecs(), this.modes.load(), this.sessions.init()]);
+    this.#closers.push(() => this.modes.close(), () => this.sessions.close());
+    const families: ToolFamily[] = [modeTools({
+      catalogue: () => this.modes.current,
+      sessions: this.sessions,
+      permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
+      systemPrompt: (m) => this.systemPrompt(m),
+      now: () => Date.now(),
+    })];
+    const ipc = this.config.ipc;
+    if (ipc.socket_path !== null || (ipc.host !== null && ipc.port !== null)) {
+      const { RooBridge } = await import('./ipc/bridge.js');
+      const { ipcTools } = await import('./ipc/tools.js');
+      const bridge = new RooBridge({
+        socketPath: ipc.socket_path, host: ipc.host, port: ipc.port, queueLimit: ipc.queue_limit,
+        queryTimeoutMs: ipc.query_timeout_ms, log: this.log.child('roo-ipc'),
+        onEvent: (e) => this.hooks.rooEvent(e),
+      });
+      bridge.start();
+      this.#closers.push(() => bridge.close());
+      families.push(ipcTools(bridge));
+    }
+    this.tools = new ToolRegistry({
+      specs, families, pageSize: this.config.server.page_size, toolErrors: this.config.server.tool_errors,
+      protocolVersion: () => this.hooks.protocolVersion(), progress: (ctx, p, t, m) => this.hooks.progress(ctx, p, t, m),
+    });
+  }
+
+  /** Uses the client's root when none was configured, and reloads the modes from there. */
+  async adoptClientRoot(root: string): Promise<void> {
+    if (this.projectRootConfigured || root === this.#projectRoot) return;
+    this.#projectRoot = root;
+    this.log.info(`project root from the client: ${root}`);
+    await this.modes.setProjectRoot(root);
+  }
+
+  /** Composed on each call: rules files are read fresh, so edits to them show at once. */
+  systemPrompt(mode: CompiledMode): Promise<string> {
+    return buildSystemPrompt(mode, this.modes.current.modes, { projectRoot: this.projectRoot, homeDir: homedir() });
+  }
+
+  async close(): Promise<void> {
+    for (const close of this.#closers.splice(0).reverse()) {
+      try { await close(); } catch (err) { this.log.warn('error while closing', err); }
+    }
+  }
+}

@@ -1,0 +1,168 @@
+// Protocol tests of the foundation: handshake on every revision, bad lines, notifications,
+// lifecycle rules, stdin EOF, signals, oversize lines and backpressure, over real pipes.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { startServer, tempDir, REPO } from './harness.ts';
+
+const VERSION = JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')).version;
+
+for (const rev of ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25']) {
+  test(`completes the handshake on ${rev} by echoing the revision`, async (t) => {
+    const s = startServer(t);
+    const res = await s.initialize(rev);
+    assert.equal(res.result.protocolVersion, rev);
+    assert.deepEqual(res.result.serverInfo, { name: 'roo-modes-server', version: VERSION });
+    for (const cap of ['tools', 'resources', 'prompts', 'logging']) assert.equal(typeof res.result.capabilities[cap], 'object');
+    assert.equal(typeof res.result.instructions, 'string');
+    assert.equal(JSON.stringify((await s.call(2, 'ping')).result), '{}');
+    assert.deepEqual(await s.end(), { code: 0, signal: null });
+    s.assertStdoutPure();
+  });
+}
+
+test('answers an unknown protocol revision with the latest one', async (t) => {
+  const s = startServer(t);
+  const res = await s.initialize('1999-01-01');
+  assert.equal(res.result.protocolVersion, '2025-11-25');
+});
+
+test('answers every kind of bad line precisely and keeps serving', async (t) => {
+  const s = startServer(t);
+  await s.initialize('2025-06-18');
+  const cases: [string, (m: any) => boolean][] = [
+    ['{"jsonrpc":"2.0","method":ping,"id":[', (m) => m.error?.code === -32700 && m.id === null],
+    ['[]', (m) => m.error?.code === -32600 && m.id === null],
+    ['{"jsonrpc":"2.0","id":7,"params":{}}', (m) => m.error?.code === -32600 && m.id === 7],
+    ['{"jsonrpc":"1.0","id":8,"method":"ping"}', (m) => m.error?.code === -32600 && m.id === 8],
+    ['{"jsonrpc":"2.0","id":9,"method":"no/such"}', (m) => m.error?.code === -32601 && m.id === 9],
+    ['{"jsonrpc":"2.0","id":null,"method":"ping"}', (m) => m.error?.code === -32600 && m.id === null],
+    ['{"jsonrpc":"2.0","id":true,"method":"ping"}', (m) => m.error?.code === -32600 && m.id === null],
+    ['{"jsonrpc":"2.0","id":10,"method":"ping","params":[1]}', (m) => m.error?.code === -32600 && m.id === 10],
+    ['[{"jsonrpc":"2.0","id":11,"method":"ping"}]', (m) => m.error?.code === -32600 && m.id === null],
+    ['"just a string"', (m) => m.error?.code === -32600 && m.id === null],
+    ['{"jsonrpc":"2.0","id":"abc","method":"ping"}', (m) => m.id === 'abc' && JSON.stringify(m.result) === '{}'],
+    ['{"jsonrpc":"2.0","id":12,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"x","version":"1"}}}', (m) => m.error?.code === -32600 && m.id === 12],
+  ];
+  let barrier = 1000;
+  for (const [line, ok] of cases) {
+    const before = s.messages.length;
+    s.write(`${line}\n`);
+    s.request(++barrier, 'ping');
+    await s.response(barrier);
+    const got = s.messages.slice(before).filter((m) => m.id !== barrier);
+    assert.equal(got.length, 1, `one answer for ${line}: ${JSON.stringify(got)}`);
+    assert.ok(ok(got[0]), `answer for ${line}: ${JSON.stringify(got[0])}`);
+  }
+  s.assertStdoutPure();
+});
+
+test('never answers notifications, known or unknown', async (t) => {
+  const s = startServer(t);
+  await s.initialize();
+  s.notify('notifications/initialized');
+  s.notify('notifications/no_such_thing', { x: 1 });
+  s.notify('notifications/cancelled', { requestId: 999 });
+  s.write('{"jsonrpc":"2.0","method":"ping"}\n');
+  await s.call(5, 'ping');
+  assert.deepEqual(s.messages.map((m) => m.id), ['init', 5]);
+});
+
+test('answers a 2025-03-26 batch with one array and nothing for its notifications', async (t) => {
+  const s = startServer(t);
+  await s.initialize('2025-03-26');
+  const before = s.lines.length;
+  s.write('[{"jsonrpc":"2.0","id":1,"method":"ping"},{"jsonrpc":"2.0","method":"notifications/x"},{"jsonrpc":"2.0","id":2,"method":"nope"},{"foo":1}]\n');
+  await s.response(2);
+  const line = JSON.parse(s.lines[before]!);
+  assert.ok(Array.isArray(line));
+  assert.equal(line.length, 3);
+  assert.deepEqual(line.map((m: any) => m.id).sort(), [1, 2, null].sort());
+});
+
+test('serves requests before initialize by default, and refuses them with --strict', async (t) => {
+  const lenient = startServer(t);
+  const r1 = await lenient.call(1, 'tools/list');
+  assert.ok(Array.isArray(r1.result.tools));
+  const strict = startServer(t, { args: ['--strict'] });
+  const r2 = await strict.call(1, 'tools/list');
+  assert.equal(r2.error.code, -32600);
+  assert.deepEqual((await strict.call(2, 'ping')).result, {});
+  assert.equal((await strict.initialize()).result.protocolVersion, '2025-11-25');
+  assert.ok(Array.isArray((await strict.call(3, 'tools/list')).result.tools));
+});
+
+test('flushes every pending response and exits 0 when stdin ends', async (t) => {
+  const s = startServer(t);
+  let text = '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}\n';
+  for (let i = 1; i <= 300; i++) text += `{"jsonrpc":"2.0","id":${i},"method":"${i % 3 === 0 ? 'tools/list' : 'ping'}"}\n`;
+  s.child.stdin.end(text);
+  const started = Date.now();
+  const { code } = await s.exit;
+  assert.equal(code, 0);
+  assert.ok(Date.now() - started < 2000 + 3000, 'exits promptly');
+  const ids = new Set(s.messages.map((m) => m.id));
+  for (let i = 0; i <= 300; i++) assert.ok(ids.has(i), `response ${i} flushed`);
+  assert.equal(s.messages.length, 301);
+});
+
+test('exits 0 on SIGTERM with responses flushed', async (t) => {
+  const s = startServer(t);
+  await s.initialize();
+  await s.call(1, 'ping');
+  s.child.kill('SIGTERM');
+  assert.deepEqual(await s.exit, { code: 0, signal: null });
+});
+
+test('exits quietly when stdout is closed', async (t) => {
+  const s = startServer(t);
+  await s.initialize();
+  s.child.stdout.destroy();
+  for (let i = 0; i < 50; i++) s.request(i, 'ping');
+  s.child.stdin.end();
+  const { code } = await s.exit;
+  assert.equal(code, 0);
+  assert.doesNotMatch(s.stderr, /EPIPE|Error:/);
+});
+
+test('answers an oversize line with -32600 and resumes after its newline', async (t) => {
+  const dir = tempDir(t);
+  const cfg = join(dir, 'c.json');
+  writeFileSync(cfg, JSON.stringify({ server: { max_message_bytes: 4096 } }));
+  const s = startServer(t, { args: ['--config', cfg] });
+  await s.initialize();
+  s.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'y'.repeat(10000)}"}}\n`);
+  s.request(2, 'ping');
+  const err = await s.waitFor((m) => m.error?.code === -32600);
+  assert.equal(err.id, null);
+  assert.match(JSON.stringify(err.error.data), /4096/);
+  assert.deepEqual((await s.response(2)).result, {});
+});
+
+test('stops reading stdin while the client is not reading stdout, and delivers everything after', async (t) => {
+  const s = startServer(t);
+  await s.initialize();
+  s.child.stdout.pause();
+  const N = 20000;
+  const chunk: string[] = [];
+  for (let i = 1; i <= N; i++) chunk.push(`{"jsonrpc":"2.0","id":${i},"method":"tools/list"}`);
+  s.write(`${chunk.join('\n')}\n`);
+  // Measure for a while: the client's own buffer keeps unsent data (the server stopped reading)
+  // and the server's memory stays bounded.
+  let maxRss = 0;
+  const rss = (): number => {
+    const m = /VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${s.child.pid}/status`, 'utf8'));
+    return m ? Number(m[1]) * 1024 : 0;
+  };
+  for (let i = 0; i < 10; i++) {
+    await new Promise((r) => setTimeout(r, 50)); // sampling interval, not synchronisation
+    maxRss = Math.max(maxRss, rss());
+  }
+  assert.ok(s.child.stdin.writableLength > 0, 'the server stopped consuming input');
+  assert.ok(maxRss < 200 * 1024 * 1024, `server RSS stayed bounded (${maxRss} bytes)`);
+  s.child.stdout.resume();
+  await s.response(N, 60000);
+  const ids = new Set(s.messages.map((m) => m.id));
+  assert.equal(ids.size, N + 1);
+});
