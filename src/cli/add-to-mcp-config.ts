@@ -1,0 +1,241 @@
+// `roo-modes-server add-to-mcp-config`: adds or updates this server's entry in an MCP client's
+// config file. It never loses another entry, a comment or the old file, and never uses npx.
+
+import { randomBytes } from 'node:crypto';
+import { constants as fsConstants } from 'node:fs';
+import { copyFile, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { homedir } from 'node:os';
+import { posix, win32 } from 'node:path';
+import { JSONC, JsonSyntaxError, STRICT_JSON, upsertNestedMember, type Dialect } from './jsonc.js';
+
+export interface AddToMcpConfigIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  selfCommand: string[];
+  /** [absolute node path, absolute path of dist/main.js]: what the entry runs. */
+  entryCommand: string[];
+  /** For tests: the OS whose locations apply and the directory standing for the project. */
+  platform?: NodeJS.Platform;
+  cwd?: string;
+}
+
+type ClientName = 'claude' | 'vscode' | 'roo' | 'cursor';
+
+interface Places {
+  home: string;
+  /** The per-user application-data folder (Electron's appData). */
+  appData: string;
+  project: string;
+  join(...parts: string[]): string;
+}
+
+/** Each client's dialect, key and locations: one table. */
+const CLIENTS: Record<ClientName, {
+  label: string;
+  key: string;
+  dialect: Dialect;
+  stdioType: boolean;
+  project?: (p: Places) => string;
+  global: (p: Places) => string;
+}> = {
+  claude: {
+    label: 'Claude Desktop', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
+    global: (p) => p.join(p.appData, 'Claude', 'claude_desktop_config.json'),
+  },
+  vscode: {
+    label: 'VS Code', key: 'servers', dialect: JSONC, stdioType: true,
+    project: (p) => p.join(p.project, '.vscode', 'mcp.json'),
+    global: (p) => p.join(p.appData, 'Code', 'User', 'mcp.json'),
+  },
+  roo: {
+    label: 'Roo Code', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
+    project: (p) => p.join(p.project, '.roo', 'mcp.json'),
+    global: (p) => p.join(p.appData, 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'settings', 'mcp_settings.json'),
+  },
+  cursor: {
+    label: 'Cursor', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
+    project: (p) => p.join(p.project, '.cursor', 'mcp.json'),
+    global: (p) => p.join(p.home, '.cursor', 'mcp.json'),
+  },
+};
+
+const USAGE = `Usage:
+  roo-modes-server add-to-mcp-config --client claude|vscode|roo|cursor [options]
+
+Adds (or updates) this server in the client's MCP config, keeping every other entry and comment.
+  --client NAME         claude (global file), vscode (.vscode/mcp.json), roo (.roo/mcp.json),
+                        cursor (.cursor/mcp.json)
+  --global              use the client's per-user file instead of the project's (vscode, roo, cursor)
+  --file PATH           edit this file instead of the standard location
+  --name NAME           the entry's name (default roo-modes)
+  --project-root DIR    the project: where project files live, and passed to the server
+  --dry-run             print the resulting file; write nothing
+  -h, --help            this text
+The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
+`;
+
+class UsageError extends Error {}
+
+interface Options {
+  help: boolean;
+  client?: ClientName;
+  file?: string;
+  name: string;
+  projectRoot?: string;
+  global: boolean;
+  dryRun: boolean;
+}
+
+function parseArgs(argv: string[]): Options {
+  const o: Options = { help: false, name: 'roo-modes', global: false, dryRun: false };
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    const eq = token.indexOf('=');
+    const flag = token.startsWith('--') && eq !== -1 ? token.slice(0, eq) : token;
+    const value = (): string => {
+      const v = flag !== token ? token.slice(eq + 1) : argv[++i];
+      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case '-h': case '--help': o.help = true; break;
+      case '--global': o.global = true; break;
+      case '--dry-run': o.dryRun = true; break;
+      case '--file': o.file = value(); break;
+      case '--name': o.name = value(); break;
+      case '--project-root': o.projectRoot = value(); break;
+      case '--client': {
+        const c = value();
+        if (!(c in CLIENTS)) throw new UsageError(`unknown client "${c}"; use one of ${Object.keys(CLIENTS).join(', ')}`);
+        o.client = c as ClientName;
+        break;
+      }
+      default: throw new UsageError(`unexpected argument ${token}`);
+    }
+  }
+  if (!o.help && o.client === undefined) throw new UsageError('--client is required');
+  return o;
+}
+
+function locate(client: ClientName, o: Options, io: AddToMcpConfigIo, projectDir: string, path: typeof posix): string {
+  const platform = io.platform ?? process.platform;
+  const home = (platform === 'win32' ? io.env.USERPROFILE : io.env.HOME) ?? homedir();
+  const appData =
+    platform === 'win32' ? io.env.APPDATA ?? path.join(home, 'AppData', 'Roaming')
+    : platform === 'darwin' ? path.join(home, 'Library', 'Application Support')
+    : io.env.XDG_CONFIG_HOME ?? path.join(home, '.config');
+  const places: Places = { home, appData, project: projectDir, join: (...parts) => path.join(...parts) };
+  const spec = CLIENTS[client];
+  return o.global || spec.project === undefined ? spec.global(places) : spec.project(places);
+}
+
+/** Writes next to the target, flushes to disk, then renames over it: readers see old or new. */
+async function writeAtomically(file: string, text: string, mode: number, path: typeof posix): Promise<void> {
+  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
+  const handle = await open(temp, 'wx', mode);
+  try {
+    await handle.writeFile(text, 'utf8');
+    await handle.sync();
+    await handle.close();
+    await rename(temp, file);
+  } catch (err) {
+    await handle.close().catch(() => undefined);
+    await unlink(temp).catch(() => undefined);
+    throw err;
+  }
+}
+
+async function backup(file: string): Promise<string> {
+  const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
+  for (let n = 0; ; n++) {
+    const target = `${file}.bak-${stamp}${n === 0 ? '' : `-${n}`}`;
+    try {
+      await copyFile(file, target, fsConstants.COPYFILE_EXCL);
+      return target;
+    } catch (err) {
+      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST') || n > 100) throw err;
+    }
+  }
+}
+
+const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
+
+export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): Promise<number> {
+  let o: Options;
+  try {
+    o = parseArgs(argv);
+  } catch (err) {
+    io.err(`usage error: ${reasonOf(err)}\nRun "roo-modes-server add-to-mcp-config --help" for usage.\n`);
+    return 2;
+  }
+  if (o.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const client = o.client!;
+  const spec = CLIENTS[client];
+  const path = (io.platform ?? process.platform) === 'win32' ? win32 : posix;
+  const cwd = io.cwd ?? process.cwd();
+  const projectRoot = o.projectRoot === undefined ? undefined : path.resolve(cwd, o.projectRoot);
+  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o, io, projectRoot ?? cwd, path);
+  const [command, ...entryArgs] = io.entryCommand;
+  if (command === undefined || entryArgs.length === 0) {
+    io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
+    return 1;
+  }
+  const entry: Record<string, unknown> = {
+    ...(spec.stdioType ? { type: 'stdio' } : {}),
+    command,
+    args: [...entryArgs, ...(projectRoot === undefined ? [] : ['--project-root', projectRoot])],
+  };
+  const byHand = `Add this to the "${spec.key}" object by hand:\n${JSON.stringify({ [o.name]: entry }, null, 2).slice(2, -2)}\n`;
+  const refuse = (why: string): number => {
+    io.err(`error: ${why}\nThe file was not changed. ${byHand}`);
+    return 1;
+  };
+
+  let old: string | undefined;
+  let mode = 0o644;
+  try {
+    const st = await stat(file);
+    if (!st.isFile()) return refuse(`${file} exists but is not a regular file`);
+    if ((st.mode & 0o222) === 0) return refuse(`${file} is read-only; make it writable (e.g. chmod u+w) and run again`);
+    mode = st.mode & 0o777;
+    old = await readFile(file, 'utf8');
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) return refuse(`cannot use ${file}: ${reasonOf(err)}`);
+  }
+
+  const base = old === undefined || old.trim() === '' ? '{}\n' : old;
+  let outcome: ReturnType<typeof upsertNestedMember>;
+  try {
+    outcome = upsertNestedMember(base, spec.dialect, spec.key, o.name, entry);
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    const strict = spec.dialect === STRICT_JSON ? ` (${spec.label} reads strict JSON: no comments, no trailing commas)` : '';
+    return refuse(`${file} is not valid JSON at ${err.message}${strict}; fix it first`);
+  }
+  if (!outcome.ok) return refuse(`cannot edit ${file} safely: ${outcome.reason}`);
+  const entryText = JSON.stringify(entry, null, 2);
+  if (outcome.action === 'unchanged') {
+    io.out(`unchanged: "${o.name}" in ${file} is already up to date\n`);
+    return 0;
+  }
+  if (o.dryRun) {
+    io.err(`dry run: would ${outcome.action === 'added' ? 'add' : 'update'} "${o.name}" in ${file}; the resulting file follows\n`);
+    io.out(outcome.text);
+    return 0;
+  }
+  let saved: string | undefined;
+  try {
+    await mkdir(path.dirname(file), { recursive: true });
+    if (old !== undefined) saved = await backup(file);
+    await writeAtomically(file, outcome.text, mode, path);
+  } catch (err) {
+    return refuse(`cannot write ${file}: ${reasonOf(err)}`);
+  }
+  const verb = old === undefined ? 'created' : outcome.action;
+  io.out(`${verb}: "${o.name}" in ${file}${saved === undefined ? '' : ` (previous version kept as ${saved})`}\n${entryText}\n`);
+  return 0;
+}

@@ -1,0 +1,374 @@
+// `roo-modes-server call`: one tool or method call (or a JSON-lines script of them) against this
+// server or any stdio MCP server, printing text or raw JSON. It never writes to process.stdout.
+
+import { readFile } from 'node:fs/promises';
+import { connectStdio, type McpClient } from '../client/client.js';
+import type { JsonObject } from '../client/connection.js';
+import {
+  McpAbortError,
+  McpError,
+  McpTimeoutError,
+  ServerExitedError,
+  SpawnError,
+  UnsupportedProtocolVersionError,
+} from '../client/errors.js';
+import { ShellWordsError, splitShellWords } from './shell-words.js';
+
+export interface CallIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  /** The argv that starts this very server; used when --server is not given. */
+  selfCommand: string[];
+}
+
+const USAGE = `Usage:
+  roo-modes-server call <tool|method> [--arg key=value ...] [--json '{...}'] [options]
+  roo-modes-server call --script FILE [options]
+
+A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a JSON-RPC method with
+--json (and --arg) as its params; any other name is a tool, sent as tools/call.
+
+  --arg key=value   one tool argument, typed by the tool's inputSchema (boolean, number, integer,
+                    object/array as JSON, string as is); repeatable; wins over --json
+  --json '{...}'    the whole arguments (or params) object
+  --script FILE     JSON lines, one call each: {"tool": "...", "arguments": {...}} or
+                    {"method": "...", "params": {...}}, all in one session; a string argument that
+                    is exactly $prev.<path> or $<line>.<path> (e.g. $prev.metadata.session_id,
+                    $2.list[0].id) is replaced by that field of an earlier result
+  --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
+  --timeout MS      limit for the whole run, start-up included (default 30000)
+  --raw             print result objects as JSON instead of their text
+  -h, --help        this text
+
+Exit codes: 0 success; 1 tool error, JSON-RPC error or timeout; 2 usage error, or a server that
+cannot start or exits early.
+`;
+
+class UsageError extends Error {}
+/** The --timeout deadline passed; carried as the abort reason so it is told apart from others. */
+class DeadlineReached extends Error {}
+
+interface Parsed {
+  help: boolean;
+  target?: string;
+  pairs: Array<[string, string]>;
+  json?: JsonObject;
+  server?: string[];
+  timeoutMs: number;
+  raw: boolean;
+  script?: string;
+}
+
+/** One call, from the command line or one script line. */
+interface Step {
+  line: number;
+  kind: 'tool' | 'method';
+  name: string;
+  payload: JsonObject;
+}
+
+const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
+
+function parseArgs(argv: string[]): Parsed {
+  const parsed: Parsed = { help: false, pairs: [], timeoutMs: 30_000, raw: false };
+  const positional: string[] = [];
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    if (token === '--') {
+      positional.push(...argv.slice(i + 1));
+      break;
+    }
+    if (!token.startsWith('-') || token === '-') {
+      positional.push(token);
+      continue;
+    }
+    const eq = token.indexOf('=');
+    const flag = token.startsWith('--') && eq !== -1 ? token.slice(0, eq) : token;
+    const value = (): string => {
+      if (flag !== token) return token.slice(eq + 1);
+      const next = argv[++i];
+      if (next === undefined) throw new UsageError(`${flag} needs a value`);
+      return next;
+    };
+    switch (flag) {
+      case '-h':
+      case '--help':
+        parsed.help = true;
+        break;
+      case '--raw':
+        parsed.raw = true;
+        break;
+      case '--arg': {
+        const pair = value();
+        const at = pair.indexOf('=');
+        if (at <= 0) throw new UsageError(`--arg expects key=value, got "${pair}"`);
+        parsed.pairs.push([pair.slice(0, at), pair.slice(at + 1)]);
+        break;
+      }
+      case '--json': {
+        const text = value();
+        let json: unknown;
+        try {
+          json = JSON.parse(text);
+        } catch (err) {
+          throw new UsageError(`--json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+        }
+        if (!isObject(json)) throw new UsageError('--json must be a JSON object');
+        parsed.json = json;
+        break;
+      }
+      case '--server': {
+        let words: string[];
+        try {
+          words = splitShellWords(value());
+        } catch (err) {
+          throw new UsageError(`--server: ${err instanceof ShellWordsError ? err.message : String(err)}`);
+        }
+        if (words.length === 0) throw new UsageError('--server is empty');
+        parsed.server = words;
+        break;
+      }
+      case '--timeout': {
+        const text = value();
+        const ms = Number(text);
+        if (!/^\d+$/.test(text) || !(ms > 0)) throw new UsageError(`--timeout expects a positive number of milliseconds, got "${text}"`);
+        parsed.timeoutMs = ms;
+        break;
+      }
+      case '--script':
+        parsed.script = value();
+        break;
+      default:
+        throw new UsageError(`unknown option ${flag}`);
+    }
+  }
+  if (parsed.help) return parsed;
+  if (parsed.script !== undefined) {
+    if (positional.length > 0 || parsed.pairs.length > 0 || parsed.json !== undefined) {
+      throw new UsageError('--script takes its calls from the file; do not also give a name, --arg or --json');
+    }
+  } else if (positional.length !== 1) {
+    throw new UsageError(positional.length === 0 ? 'name a tool or method to call' : `one name expected, got: ${positional.join(' ')}`);
+  } else {
+    parsed.target = positional[0]!;
+  }
+  return parsed;
+}
+
+/** Types one --arg value by the schema of its property; untyped or unknown properties stay strings. */
+function typeArg(key: string, text: string, schema: unknown): unknown {
+  const raw = isObject(schema) ? schema.type : undefined;
+  const types = Array.isArray(raw) ? raw.filter((t) => t !== 'null') : [raw];
+  const type = types[0];
+  if (type === 'boolean') {
+    if (text === 'true') return true;
+    if (text === 'false') return false;
+    throw new UsageError(`--arg ${key}: expected true or false, got "${text}"`);
+  }
+  if (type === 'number' || type === 'integer') {
+    const n = Number(text);
+    if (text.trim() === '' || !Number.isFinite(n) || (type === 'integer' && !Number.isInteger(n))) {
+      throw new UsageError(`--arg ${key}: expected ${type === 'integer' ? 'an integer' : 'a number'}, got "${text}"`);
+    }
+    return n;
+  }
+  if (type === 'object' || type === 'array') {
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new UsageError(`--arg ${key}: expected JSON for a${type === 'array' ? 'n array' : 'n object'}, got "${text}"`);
+    }
+  }
+  return text;
+}
+
+async function commandLineStep(parsed: Parsed, client: McpClient, signal: AbortSignal): Promise<Step> {
+  const name = parsed.target!;
+  const payload: JsonObject = { ...(parsed.json ?? {}) };
+  if (isMethod(name)) {
+    for (const [key, text] of parsed.pairs) payload[key] = text;
+    return { line: 0, kind: 'method', name, payload };
+  }
+  if (parsed.pairs.length > 0) {
+    const tool = (await client.listTools({ signal })).find((t) => t.name === name);
+    const props = isObject(tool?.inputSchema.properties) ? tool.inputSchema.properties : {};
+    for (const [key, text] of parsed.pairs) payload[key] = typeArg(key, text, props[key]);
+  }
+  return { line: 0, kind: 'tool', name, payload };
+}
+
+// ---- script mode -------------------------------------------------------------------------------
+
+const REFERENCE = /^\$(prev|[1-9]\d*)((?:\.[^.[\]]+|\[\d+\])*)$/;
+
+async function readScript(file: string): Promise<Step[]> {
+  let text: string;
+  try {
+    text = await readFile(file, 'utf8');
+  } catch (err) {
+    throw new UsageError(`cannot read script ${file}: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  const steps: Step[] = [];
+  const callLines = new Set<number>();
+  text.split('\n').forEach((rawLine, index) => {
+    const line = index + 1;
+    const body = rawLine.trim();
+    if (body === '' || body.startsWith('#')) return;
+    let value: unknown;
+    try {
+      value = JSON.parse(body);
+    } catch (err) {
+      throw new UsageError(`${file} line ${line}: not valid JSON (${err instanceof Error ? err.message : String(err)})`);
+    }
+    if (!isObject(value)) throw new UsageError(`${file} line ${line}: expected a JSON object`);
+    const { tool, method } = value;
+    let step: Step;
+    if (typeof tool === 'string' && method === undefined) {
+      const args = value.arguments ?? {};
+      if (!isObject(args)) throw new UsageError(`${file} line ${line}: "arguments" must be an object`);
+      step = { line, kind: 'tool', name: tool, payload: args };
+    } else if (typeof method === 'string' && tool === undefined) {
+      const params = value.params ?? {};
+      if (!isObject(params)) throw new UsageError(`${file} line ${line}: "params" must be an object`);
+      step = { line, kind: 'method', name: method, payload: params };
+    } else {
+      throw new UsageError(`${file} line ${line}: give either "tool" (with "arguments") or "method" (with "params")`);
+    }
+    forEachReference(step.payload, (ref) => {
+      const [, source] = REFERENCE.exec(ref)!;
+      if (source === 'prev' ? callLines.size === 0 : !callLines.has(Number(source))) {
+        throw new UsageError(`${file} line ${line}: ${ref} refers to ${source === 'prev' ? 'no earlier call' : `line ${source}, which is not an earlier call`}`);
+      }
+    });
+    callLines.add(line);
+    steps.push(step);
+  });
+  if (steps.length === 0) throw new UsageError(`${file} holds no calls`);
+  return steps;
+}
+
+function forEachReference(value: unknown, visit: (ref: string) => void): void {
+  if (typeof value === 'string') {
+    if (REFERENCE.test(value)) visit(value);
+  } else if (Array.isArray(value)) {
+    for (const item of value) forEachReference(item, visit);
+  } else if (isObject(value)) {
+    for (const item of Object.values(value)) forEachReference(item, visit);
+  }
+}
+
+/** Replaces every $prev/$n reference in a step's payload with the field it names. */
+function resolveReferences(value: unknown, step: Step, results: Map<number, JsonObject>, prevLine: number): unknown {
+  if (typeof value === 'string') {
+    const m = REFERENCE.exec(value);
+    if (m === null) return value;
+    const source = m[1] === 'prev' ? prevLine : Number(m[1]);
+    let current: unknown = results.get(source);
+    let walked = `$${m[1]}`;
+    for (const part of m[2]!.match(/\.[^.[\]]+|\[\d+\]/g) ?? []) {
+      const key: string | number = part.startsWith('.') ? part.slice(1) : Number(part.slice(1, -1));
+      const next = typeof key === 'number' ? (Array.isArray(current) ? current[key] : undefined) : isObject(current) ? current[key] : undefined;
+      if (next === undefined) {
+        throw new UsageError(`line ${step.line}: ${value} — ${walked} has no ${typeof key === 'number' ? `item [${key}]` : `field "${key}"`} in the result of line ${source}`);
+      }
+      current = next;
+      walked += part;
+    }
+    return current;
+  }
+  if (Array.isArray(value)) return value.map((item) => resolveReferences(item, step, results, prevLine));
+  if (isObject(value)) {
+    return Object.fromEntries(Object.entries(value).map(([k, v]) => [k, resolveReferences(v, step, results, prevLine)]));
+  }
+  return value;
+}
+
+// ---- output ------------------------------------------------------------------------------------
+
+/** The readable part of a result: text blocks of tool content or resource contents, else JSON. */
+function textOf(result: JsonObject): string {
+  const blocks = Array.isArray(result.content) ? result.content : Array.isArray(result.contents) ? result.contents : undefined;
+  const texts = (blocks ?? []).flatMap((b: unknown) => (isObject(b) && typeof b.text === 'string' ? [b.text] : []));
+  if (texts.length > 0) return texts.join('\n');
+  return JSON.stringify(result, null, 2);
+}
+
+function toolErrorLine(result: JsonObject): string {
+  const s = result.structuredContent;
+  if (isObject(s) && typeof s.code === 'number' && typeof s.message === 'string') return `error ${s.code}: ${s.message}`;
+  return `error: ${textOf(result)}`;
+}
+
+function describeError(err: unknown, timeoutMs: number): { code: number; text: string } {
+  if (err instanceof UsageError) return { code: 2, text: `usage error: ${err.message}\nRun "roo-modes-server call --help" for usage.` };
+  if (err instanceof SpawnError || err instanceof ServerExitedError || err instanceof UnsupportedProtocolVersionError) {
+    return { code: 2, text: `error: ${err.message}` };
+  }
+  if (err instanceof McpError) {
+    const data = err.data === undefined ? '' : `\n${typeof err.data === 'string' ? err.data : JSON.stringify(err.data)}`;
+    return { code: 1, text: `error ${err.code}: ${err.message}${data}` };
+  }
+  if ((err instanceof McpAbortError && err.cause instanceof DeadlineReached) || err instanceof McpTimeoutError) {
+    return { code: 1, text: `error: timed out after ${timeoutMs} ms (waiting for ${err.method})` };
+  }
+  return { code: 1, text: `error: ${err instanceof Error ? err.message : String(err)}` };
+}
+
+export async function runCall(argv: string[], io: CallIo): Promise<number> {
+  let parsed: Parsed;
+  let steps: Step[] | undefined;
+  try {
+    parsed = parseArgs(argv);
+    if (parsed.help) {
+      io.out(USAGE);
+      return 0;
+    }
+    if (parsed.script !== undefined) steps = await readScript(parsed.script);
+  } catch (err) {
+    io.err(`${describeError(err, 0).text}\n`);
+    return 2;
+  }
+  const [command, ...args] = parsed.server ?? io.selfCommand;
+  if (command === undefined) {
+    io.err('usage error: no server command (give --server)\n');
+    return 2;
+  }
+  const deadline = new AbortController();
+  const timer = setTimeout(() => deadline.abort(new DeadlineReached()), parsed.timeoutMs);
+  const { signal } = deadline;
+  let client: McpClient | undefined;
+  let exit = 0;
+  try {
+    client = await connectStdio({ command, args, env: io.env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs });
+    steps ??= [await commandLineStep(parsed, client, signal)];
+    const results = new Map<number, JsonObject>();
+    let prevLine = 0;
+    for (const step of steps) {
+      const payload = resolveReferences(step.payload, step, results, prevLine) as JsonObject;
+      const result =
+        step.kind === 'tool'
+          ? await client.callTool(step.name, payload, { signal })
+          : await client.request(step.name, step.name === 'ping' && Object.keys(payload).length === 0 ? undefined : payload, { signal });
+      results.set(step.line, result);
+      prevLine = step.line;
+      const where = parsed.script === undefined ? '' : `line ${step.line}: `;
+      if (parsed.raw) io.out(`${parsed.script === undefined ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
+      if (result.isError === true) {
+        if (!parsed.raw) io.err(`${where}${toolErrorLine(result)}\n`);
+        exit = 1;
+        break;
+      }
+      if (!parsed.raw) io.out(`${textOf(result)}\n`);
+    }
+  } catch (err) {
+    const { code, text } = describeError(err, parsed.timeoutMs);
+    io.err(`${text}\n`);
+    exit = code;
+  } finally {
+    clearTimeout(timer);
+    if (client !== undefined) await client.close(exit === 0 ? {} : { graceMs: 500, termMs: 1000 });
+  }
+  return exit;
+}

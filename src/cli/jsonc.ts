@@ -1,0 +1,309 @@
+// A JSON reader that keeps source positions (strict JSON, or JSON with comments and trailing
+// commas) and a text-splicing upsert that leaves every byte outside the edited spot as it was.
+
+import { isDeepStrictEqual } from 'node:util';
+
+export interface JsonMember {
+  key: string;
+  /** Offset of the key's opening quote. */
+  keyStart: number;
+  value: JsonNode;
+}
+
+export interface JsonNode {
+  kind: 'object' | 'array' | 'string' | 'number' | 'boolean' | 'null';
+  /** Offsets of the value's first character and one past its last (`}` included for objects). */
+  start: number;
+  end: number;
+  value: unknown;
+  /** Object members in source order (objects only). */
+  members?: JsonMember[];
+}
+
+export interface Comment {
+  start: number;
+  end: number;
+}
+
+export interface ParsedJson {
+  root: JsonNode;
+  comments: Comment[];
+}
+
+export interface Dialect {
+  comments: boolean;
+  trailingCommas: boolean;
+}
+
+export const STRICT_JSON: Dialect = { comments: false, trailingCommas: false };
+export const JSONC: Dialect = { comments: true, trailingCommas: true };
+
+export class JsonSyntaxError extends Error {
+  readonly line: number;
+  readonly column: number;
+  constructor(message: string, text: string, offset: number) {
+    const { line, column } = lineColumn(text, offset);
+    super(`line ${line}, column ${column}: ${message}`);
+    this.name = 'JsonSyntaxError';
+    this.line = line;
+    this.column = column;
+  }
+}
+
+/** 1-based line and column of an offset (columns count UTF-16 units, as editors mostly do). */
+export function lineColumn(text: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let lineStart = 0;
+  for (let i = text.indexOf('\n'); i !== -1 && i < offset; i = text.indexOf('\n', i + 1)) {
+    line++;
+    lineStart = i + 1;
+  }
+  return { line, column: offset - lineStart + 1 };
+}
+
+const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
+
+/** Parses the whole text; throws JsonSyntaxError with line and column on the first problem. */
+export function parseJson(text: string, dialect: Dialect): ParsedJson {
+  const comments: Comment[] = [];
+  let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  const fail = (message: string, at = pos): never => {
+    throw new JsonSyntaxError(message, text, at);
+  };
+
+  const skip = (): void => {
+    for (;;) {
+      const ch = text[pos];
+      if (ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r') {
+        pos++;
+      } else if (ch === '/' && (text[pos + 1] === '/' || text[pos + 1] === '*')) {
+        if (!dialect.comments) fail('comments are not allowed in strict JSON');
+        const start = pos;
+        if (text[pos + 1] === '/') {
+          const nl = text.indexOf('\n', pos);
+          pos = nl === -1 ? text.length : nl;
+        } else {
+          const close = text.indexOf('*/', pos + 2);
+          if (close === -1) fail('unterminated /* comment');
+          pos = close + 2;
+        }
+        comments.push({ start, end: pos });
+      } else {
+        return;
+      }
+    }
+  };
+
+  const parseString = (): string => {
+    const start = pos;
+    pos++;
+    for (;;) {
+      const ch = text[pos];
+      if (ch === undefined) fail('unterminated string', start);
+      if (ch === '"') break;
+      if (ch! < ' ') fail('control character inside a string');
+      if (ch === '\\') {
+        const esc = text[pos + 1];
+        if (esc === 'u') {
+          if (!/^[0-9a-fA-F]{4}$/.test(text.slice(pos + 2, pos + 6))) fail('bad \\u escape');
+          pos += 6;
+          continue;
+        }
+        if (esc === undefined || !'"\\/bfnrt'.includes(esc)) fail('bad escape in a string');
+        pos += 2;
+        continue;
+      }
+      pos++;
+    }
+    pos++;
+    return JSON.parse(text.slice(start, pos)) as string;
+  };
+
+  const parseValue = (): JsonNode => {
+    skip();
+    const start = pos;
+    const ch = text[pos];
+    if (ch === '{') return parseObject();
+    if (ch === '[') return parseArray();
+    if (ch === '"') {
+      const value = parseString();
+      return { kind: 'string', start, end: pos, value };
+    }
+    for (const [word, value] of [['true', true], ['false', false], ['null', null]] as const) {
+      if (text.startsWith(word, pos)) {
+        pos += word.length;
+        return { kind: value === null ? 'null' : 'boolean', start, end: pos, value };
+      }
+    }
+    NUMBER.lastIndex = pos;
+    const m = NUMBER.exec(text);
+    if (m !== null) {
+      pos += m[0].length;
+      return { kind: 'number', start, end: pos, value: Number(m[0]) };
+    }
+    return fail(ch === undefined ? 'unexpected end of input' : `unexpected character ${JSON.stringify(ch)}`);
+  };
+
+  const parseObject = (): JsonNode => {
+    const start = pos++;
+    const members: JsonMember[] = [];
+    const value: Record<string, unknown> = {};
+    skip();
+    if (text[pos] === '}') return { kind: 'object', start, end: ++pos, value, members };
+    for (;;) {
+      skip();
+      if (text[pos] === '}' && members.length > 0) {
+        if (!dialect.trailingCommas) fail('trailing comma before }');
+        break;
+      }
+      if (text[pos] !== '"') fail('expected a "quoted" property name');
+      const keyStart = pos;
+      const key = parseString();
+      skip();
+      if (text[pos] !== ':') fail('expected : after a property name');
+      pos++;
+      const node = parseValue();
+      members.push({ key, keyStart, value: node });
+      Object.defineProperty(value, key, { value: node.value, enumerable: true, writable: true, configurable: true });
+      skip();
+      if (text[pos] === ',') {
+        pos++;
+        continue;
+      }
+      if (text[pos] === '}') break;
+      fail('expected , or } after a property value');
+    }
+    return { kind: 'object', start, end: ++pos, value, members };
+  };
+
+  const parseArray = (): JsonNode => {
+    const start = pos++;
+    const value: unknown[] = [];
+    skip();
+    if (text[pos] === ']') return { kind: 'array', start, end: ++pos, value };
+    for (;;) {
+      skip();
+      if (text[pos] === ']' && value.length > 0) {
+        if (!dialect.trailingCommas) fail('trailing comma before ]');
+        break;
+      }
+      value.push(parseValue().value);
+      skip();
+      if (text[pos] === ',') {
+        pos++;
+        continue;
+      }
+      if (text[pos] === ']') break;
+      fail('expected , or ] after an array item');
+    }
+    return { kind: 'array', start, end: ++pos, value };
+  };
+
+  const root = parseValue();
+  skip();
+  if (pos < text.length) fail('unexpected text after the JSON value');
+  return { root, comments };
+}
+
+// ---- editing by splicing ------------------------------------------------------------------------
+
+export type UpsertOutcome =
+  | { ok: true; action: 'added' | 'updated' | 'unchanged'; text: string }
+  | { ok: false; reason: string };
+
+const lineIndentAt = (text: string, offset: number): string => {
+  const lineStart = text.lastIndexOf('\n', offset - 1) + 1;
+  return /^[ \t]*/.exec(text.slice(lineStart))![0];
+};
+
+/** The file's own indent step (its first indented line), else two spaces. */
+const indentUnit = (text: string): string => /\n([ \t]+)\S/.exec(text)?.[1] ?? '  ';
+
+/** Pretty JSON whose later lines start at `indent`, using the file's own line ending. */
+const render = (value: unknown, unit: string, indent: string, eol = '\n'): string =>
+  JSON.stringify(value, null, unit).split('\n').join(`${eol}${indent}`);
+
+const eolOf = (text: string): string => (text.includes('\r\n') ? '\r\n' : '\n');
+
+/**
+ * Sets `root[containerKey][name] = value` by splicing text, so comments, key order and formatting
+ * elsewhere survive. Refuses (ok: false) rather than lose anything: a non-object root or
+ * container, duplicate keys, or comments inside the entry that would be replaced. The result is
+ * re-parsed and compared with the intended value before it is returned.
+ */
+export function upsertNestedMember(text: string, dialect: Dialect, containerKey: string, name: string, value: unknown): UpsertOutcome {
+  const parsed = parseJson(text, dialect);
+  const { root } = parsed;
+  if (root.kind !== 'object' || root.members === undefined) return { ok: false, reason: 'the top level is not a JSON object' };
+  const unit = indentUnit(text);
+  const find = (node: JsonNode, key: string): JsonMember | undefined | 'duplicate' => {
+    const found = (node.members ?? []).filter((m) => m.key === key);
+    return found.length > 1 ? 'duplicate' : found[0];
+  };
+  const container = find(root, containerKey);
+  if (container === 'duplicate') return { ok: false, reason: `the key "${containerKey}" appears more than once` };
+  let action: 'added' | 'updated';
+  let edited: string;
+  if (container === undefined) {
+    action = 'added';
+    edited = insertMember(text, root, containerKey, { [name]: value }, unit);
+  } else {
+    const servers = container.value;
+    if (servers.kind !== 'object') return { ok: false, reason: `"${containerKey}" is not an object` };
+    const existing = find(servers, name);
+    if (existing === 'duplicate') return { ok: false, reason: `the entry "${name}" appears more than once in "${containerKey}"` };
+    if (existing === undefined) {
+      action = 'added';
+      edited = insertMember(text, servers, name, value, unit);
+    } else {
+      if (isDeepStrictEqual(existing.value.value, value)) return { ok: true, action: 'unchanged', text };
+      const inside = parsed.comments.some((c) => c.start < existing.value.end && c.end > existing.value.start);
+      if (inside) return { ok: false, reason: `the existing "${name}" entry contains comments that replacing it would lose` };
+      action = 'updated';
+      const { start, end } = existing.value;
+      edited = text.slice(0, start) + render(value, unit, lineIndentAt(text, existing.keyStart), eolOf(text)) + text.slice(end);
+    }
+  }
+  const expected = structuredClone(root.value) as Record<string, unknown>;
+  const inner = expected[containerKey];
+  expected[containerKey] = { ...(typeof inner === 'object' && inner !== null ? inner : {}), [name]: value };
+  if (!isDeepStrictEqual(parseJson(edited, dialect).root.value, expected)) {
+    return { ok: false, reason: 'the edit could not be verified (internal check failed)' };
+  }
+  return { ok: true, action, text: edited };
+}
+
+/** Adds `"key": value` as the last member of an object node, after any trailing comments. */
+function insertMember(text: string, node: JsonNode, key: string, value: unknown, unit: string): string {
+  const members = node.members ?? [];
+  const close = node.end - 1;
+  const first = members[0];
+  const memberIndent =
+    first !== undefined && text.slice(text.lastIndexOf('\n', first.keyStart - 1) + 1, first.keyStart).trim() === ''
+      ? lineIndentAt(text, first.keyStart)
+      : lineIndentAt(text, node.start) + unit;
+  let at = close;
+  while (at > node.start + 1 && /\s/.test(text[at - 1]!)) at--;
+  const eol = eolOf(text);
+  const breakBeforeClose = text.slice(at, close).includes('\n') ? '' : `${eol}${lineIndentAt(text, node.start)}`;
+  const member = `${eol}${memberIndent}${JSON.stringify(key)}: ${render(value, unit, memberIndent, eol)}${breakBeforeClose}`;
+  let edited = text.slice(0, at) + member + text.slice(at);
+  const last = members[members.length - 1];
+  if (last !== undefined && !hasTrailingComma(text, last.value.end, close)) {
+    edited = edited.slice(0, last.value.end) + ',' + edited.slice(last.value.end);
+  }
+  return edited;
+}
+
+/** True when a comma follows the last member (JSONC), looking past whitespace and comments. */
+function hasTrailingComma(text: string, from: number, close: number): boolean {
+  let i = from;
+  while (i < close) {
+    const ch = text[i]!;
+    if (ch === ',') return true;
+    if (text.startsWith('//', i)) i = text.indexOf('\n', i) === -1 ? close : text.indexOf('\n', i);
+    else if (text.startsWith('/*', i)) i = text.indexOf('*/', i) + 2;
+    else i++;
+  }
+  return false;
+}

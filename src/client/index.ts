@@ -1,0 +1,21 @@
+// The public face of the zero-dependency stdio MCP client: re-exports only, no logic of its own.
+// It must never pull in the server pipeline or anything that writes to stdout.
+
+export { connectStdio, McpClient } from './client.js';
+export type { ConnectOptions, HealthCheckOptions, Prompt, Resource, ResourceTemplate, Root, Tool } from './client.js';
+export type { JsonObject, NotificationHandler, RequestOptions, ServerRequestHandler } from './connection.js';
+export type { CloseOptions, CloseResult, ExitInfo, StdioServerParams, StopStep } from './process.js';
+export {
+  ClientClosedError,
+  McpAbortError,
+  McpClientError,
+  McpError,
+  McpProtocolError,
+  McpTimeoutError,
+  ServerExitedError,
+  SpawnError,
+  UnsupportedProtocolVersionError,
+} from './errors.js';
+export { LineDecoder, encodeMessage } from './framing.js';
+export { compileToolPatterns, formatQualifiedName, matchesToolPattern, parseQualifiedName } from '../modes/mcp-names.js';
+export type { QualifiedName } from '../modes/mcp-names.js';
