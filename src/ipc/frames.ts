@@ -1,0 +1,152 @@
+// Roo Code's IPC wire format: form-feed-terminated UTF-8 JSON frames wrapping an IpcMessage.
+// Pure: it owns the partial tail of the byte stream and the message guards; it never touches a socket.
+import { StringDecoder } from 'node:string_decoder';
+
+/** node-ipc ends every frame with a form feed; JSON.stringify escapes 0x0C, so it never occurs inside one. */
+export const FRAME_DELIMITER = '\f';
+/** Real replies (modelsResponse) exceed 100 KB; 16 MiB leaves room while keeping memory bounded. */
+export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/** node-ipc's event name; Roo sends everything under it. */
+const NODE_IPC_EVENT = 'message';
+
+/** Every TaskCommand name the bridge may send, in one table (reference B1). */
+export const TASK_COMMAND_NAMES = [
+  'StartNewTask', 'CancelTask', 'CloseTask', 'ResumeTask', 'SendMessage',
+  'GetCommands', 'GetModes', 'GetModels', 'DeleteQueuedMessage',
+] as const;
+export type TaskCommandName = (typeof TASK_COMMAND_NAMES)[number];
+
+export interface AckData { clientId: string; pid: number; ppid: number }
+export interface TaskCommandData { commandName: string; data?: unknown }
+export interface TaskEventData { eventName: string; payload: unknown; taskId?: number }
+
+export type IpcMessage =
+  | { type: 'Ack'; origin: 'server'; data: AckData }
+  | { type: 'TaskCommand'; origin: 'client'; clientId: string; data: TaskCommandData }
+  | { type: 'TaskEvent'; origin: 'server'; relayClientId?: string; data: TaskEventData };
+
+/** One delimited piece of the stream, or the marker for a piece that exceeded the cap. */
+export type FrameEvent = { kind: 'frame'; text: string } | { kind: 'oversize'; bytes: number };
+
+/**
+ * How it works: each chunk goes through a StringDecoder, which holds back the bytes of a UTF-8
+ * character split across chunks. The decoded text is cut at every form feed; the text after the
+ * last one is kept as a list of pieces joined once when its frame ends, so a large frame arriving
+ * in many chunks is never re-concatenated per chunk. A frame larger than `maxBytes` (counted in
+ * UTF-8 bytes) stops being stored as soon as it crosses the cap and is reported once at its `\f`.
+ */
+export class FrameDecoder {
+  readonly #maxBytes: number;
+  readonly #decoder = new StringDecoder('utf8');
+  #pieces: string[] = [];
+  #pending = 0;
+  #oversize = false;
+
+  constructor(maxBytes: number = DEFAULT_MAX_FRAME_BYTES) {
+    if (!Number.isInteger(maxBytes) || maxBytes <= 0) throw new TypeError(`maxBytes must be a positive integer, got ${maxBytes}`);
+    this.#maxBytes = maxBytes;
+  }
+
+  /** Bytes of the unfinished frame held so far (counted even while an oversize frame is skipped). */
+  get pendingBytes(): number { return this.#pending; }
+
+  /** Feeds one chunk; returns the frames it completes, in order. Empty frames are skipped. */
+  push(chunk: Buffer): FrameEvent[] {
+    const text = this.#decoder.write(chunk);
+    const events: FrameEvent[] = [];
+    let start = 0;
+    for (;;) {
+      const end = text.indexOf(FRAME_DELIMITER, start);
+      if (end === -1) break;
+      this.#take(text.slice(start, end));
+      const event = this.#finish();
+      if (event) events.push(event);
+      start = end + 1;
+    }
+    if (start < text.length) this.#take(start === 0 ? text : text.slice(start));
+    return events;
+  }
+
+  /** Forgets the unfinished frame (the connection closed); a new connection starts clean. */
+  reset(): void {
+    this.#decoder.end();
+    this.#pieces = [];
+    this.#pending = 0;
+    this.#oversize = false;
+  }
+
+  #take(piece: string): void {
+    if (piece.length === 0) return;
+    this.#pending += Buffer.byteLength(piece, 'utf8');
+    if (this.#oversize) return;
+    if (this.#pending > this.#maxBytes) {
+      this.#oversize = true;
+      this.#pieces = [];
+      return;
+    }
+    this.#pieces.push(piece);
+  }
+
+  #finish(): FrameEvent | null {
+    const bytes = this.#pending;
+    const oversize = this.#oversize;
+    const pieces = this.#pieces;
+    this.#pieces = [];
+    this.#pending = 0;
+    this.#oversize = false;
+    if (oversize) return { kind: 'oversize', bytes };
+    if (bytes === 0) return null;
+    return { kind: 'frame', text: pieces.length === 1 ? pieces[0]! : pieces.join('') };
+  }
+}
+
+export type ParsedFrame = { ok: true; message: IpcMessage } | { ok: false; reason: string };
+
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+/** Narrows one frame's text to a known IpcMessage; anything else gets a short reason for the log. */
+export function parseFrame(text: string): ParsedFrame {
+  let outer: unknown;
+  try { outer = JSON.parse(text); } catch { return { ok: false, reason: 'not valid JSON' }; }
+  if (!isRecord(outer) || outer.type !== NODE_IPC_EVENT) return { ok: false, reason: 'not a node-ipc "message" frame' };
+  const message = toIpcMessage(outer.data);
+  return message ? { ok: true, message } : { ok: false, reason: 'not a known IpcMessage' };
+}
+
+function toIpcMessage(v: unknown): IpcMessage | null {
+  if (!isRecord(v) || !isRecord(v.data)) return null;
+  const d = v.data;
+  switch (v.type) {
+    case 'Ack':
+      if (v.origin !== 'server' || !isNonEmptyString(d.clientId) || typeof d.pid !== 'number' || typeof d.ppid !== 'number') return null;
+      return { type: 'Ack', origin: 'server', data: { clientId: d.clientId, pid: d.pid, ppid: d.ppid } };
+    case 'TaskEvent': {
+      if (v.origin !== 'server' || !isNonEmptyString(d.eventName)) return null;
+      if (d.taskId !== undefined && typeof d.taskId !== 'number') return null;
+      const data: TaskEventData = { eventName: d.eventName, payload: d.payload ?? null };
+      if (typeof d.taskId === 'number') data.taskId = d.taskId;
+      const message: IpcMessage = { type: 'TaskEvent', origin: 'server', data };
+      if (typeof v.relayClientId === 'string') message.relayClientId = v.relayClientId;
+      return message;
+    }
+    case 'TaskCommand': {
+      if (v.origin !== 'client' || typeof v.clientId !== 'string' || !isNonEmptyString(d.commandName)) return null;
+      const data: TaskCommandData = { commandName: d.commandName };
+      if (d.data !== undefined) data.data = d.data;
+      return { type: 'TaskCommand', origin: 'client', clientId: v.clientId, data };
+    }
+    default:
+      return null;
+  }
+}
+
+/** The bytes of one frame, delimiter included. */
+export function encodeFrame(message: IpcMessage): string {
+  return JSON.stringify({ type: NODE_IPC_EVENT, data: message }) + FRAME_DELIMITER;
+}
+
+/** A TaskCommand as Roo's IpcServer expects it: the clientId from the Ack travels in every command. */
+export function taskCommand(clientId: string, commandName: TaskCommandName, data?: unknown): IpcMessage {
+  return { type: 'TaskCommand', origin: 'client', clientId, data: data === undefined ? { commandName } : { commandName, data } };
+}
