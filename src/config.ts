@@ -83,7 +83,7 @@ export function parseServeArgs(argv: readonly string[]): ParsedArgs {
     const [path, hasValue] = spec;
     let value: unknown = true;
     if (hasValue) {
-      value = eq > 0 && name !== arg ? arg.slice(eq + 1) : argv[++i];
+      value = eq > 0 && name !== arg ? arg.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
       if (typeof value !== 'string' || value === '') throw new ConfigError(`option ${name} needs a value`);
     } else if (eq > 0 && name !== arg) {
       throw new ConfigError(`option ${name} takes no value`);
@@ -113,7 +113,7 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_MODES_LOG_LEVEL', ['logging', 'level']);
   const port = env.ROO_IPC_PORT;
   if (port !== undefined && port !== '') {
-    if (!/^\d+$/.test(port)) throw new ConfigError(`ROO_IPC_PORT must be a port number, got ${JSON.stringify(port)}`);
+    if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new ConfigError(`ROO_IPC_PORT must be a port number, got ${JSON.stringify(port)}`);
     setPath(out, ['ipc', 'port'], Number(port));
   }
   return out;

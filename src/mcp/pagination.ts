@@ -16,7 +16,7 @@ export function decodeCursor(cursor: unknown): number {
   const text = Buffer.from(cursor, 'base64url').toString('utf8');
   if (!text.startsWith(PREFIX)) throw bad();
   const n = Number(text.slice(PREFIX.length));
-  if (!Number.isSafeInteger(n) || n < 0) throw bad();
+  if (!Number.isSafeInteger(n) || n < 0 || encodeCursor(n) !== cursor) throw bad();
   return n;
 }
 

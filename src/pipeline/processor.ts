@@ -52,7 +52,10 @@ export class Processor {
   /** Runs until the incoming queue is closed and drained, then lets in-flight work finish. */
   async run(): Promise<void> {
     for await (const item of this.#o.incoming) {
-      while (this.#running.size >= this.#o.maxInFlight) {
+      // Only a message that may start a handler waits for a slot: cancellations and the client's
+      // answers must get through, since they are what frees slots.
+      const startsWork = item.kind === 'value' && (Array.isArray(item.value) || (isRecord(item.value) && 'method' in item.value && 'id' in item.value));
+      while (startsWork && this.#running.size >= this.#o.maxInFlight) {
         await new Promise<void>((resolve) => { this.#slotFreed = resolve; });
       }
       await this.#handle(item);
@@ -89,7 +92,11 @@ export class Processor {
         reject: (e) => { clearTimeout(timer); reject(e); },
       });
       const msg = params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
-      if (!this.#o.outgoing.tryPush(msg)) this.#clientWaits.get(JSON.stringify(id))?.reject(new Error('output queue full'));
+      if (!this.#o.outgoing.tryPush(msg)) {
+        const wait = this.#clientWaits.get(JSON.stringify(id));
+        this.#clientWaits.delete(JSON.stringify(id));
+        wait?.reject(new Error('output queue full'));
+      }
     });
   }
 
@@ -200,7 +207,8 @@ export class Processor {
     try { handler(params); } catch (err) { this.#o.log.error(`notification ${method} failed`, err); }
   }
 
-  #clientResponse(id: RequestId, result: unknown, error: WireError | undefined): void {
+  #clientResponse(id: RequestId | null, result: unknown, error: WireError | undefined): void {
+    if (id === null) { this.#o.log.warn('the client sent an error without an id', error); return; }
     const key = JSON.stringify(id);
     const wait = this.#clientWaits.get(key);
     if (!wait) { this.#o.log.debug(`ignoring a response to unknown request ${key}`); return; }

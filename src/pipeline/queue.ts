@@ -3,7 +3,8 @@
 
 /**
  * How it works: items live in a ring of fixed capacity. `push` resolves at once while there is
- * room, otherwise it parks the producer until a `shift` frees a slot. `shift` resolves with the
+ * room, otherwise it parks the producer with its item; each freed slot goes to the oldest parked
+ * item, so waiting producers keep their turn. `shift` resolves with the
  * next item, parking the consumer while empty; after `close()` it drains the rest, then yields
  * `undefined`. `tryPush` never waits: it reports false when full (for sources that must not block).
  */
@@ -13,7 +14,8 @@ export class AsyncQueue<T> {
   #size = 0;
   #closed = false;
   readonly #consumers: ((item: T | undefined) => void)[] = [];
-  readonly #producers: (() => void)[] = [];
+  /** Producers waiting for room, each with its item, in arrival order (they keep their turn). */
+  readonly #parked: { item: T; resolve(): void; reject(e: Error): void }[] = [];
 
   constructor(readonly capacity: number) {
     if (!Number.isInteger(capacity) || capacity < 1) throw new TypeError(`AsyncQueue capacity must be a positive integer, got ${capacity}`);
@@ -24,16 +26,15 @@ export class AsyncQueue<T> {
   get closed(): boolean { return this.#closed; }
 
   /** Adds an item, waiting while the queue is full. Throws after close. */
-  async push(item: T): Promise<void> {
-    while (this.#size >= this.capacity && !this.#closed) {
-      await new Promise<void>((resolve) => this.#producers.push(resolve));
-    }
-    if (!this.tryPush(item)) throw new Error('AsyncQueue is closed');
+  push(item: T): Promise<void> {
+    if (this.tryPush(item)) return Promise.resolve();
+    if (this.#closed) return Promise.reject(new Error('AsyncQueue is closed'));
+    return new Promise((resolve, reject) => this.#parked.push({ item, resolve, reject }));
   }
 
   /** Adds an item if there is room now; false when full or closed. */
   tryPush(item: T): boolean {
-    if (this.#closed || this.#size >= this.capacity) return false;
+    if (this.#closed || this.#size >= this.capacity || this.#parked.length > 0) return false;
     const consumer = this.#consumers.shift();
     if (consumer) { consumer(item); return true; }
     this.#ring[(this.#head + this.#size) % this.capacity] = item;
@@ -48,7 +49,7 @@ export class AsyncQueue<T> {
       this.#ring[this.#head] = undefined;
       this.#head = (this.#head + 1) % this.capacity;
       this.#size--;
-      this.#producers.shift()?.();
+      this.#refill();
       return Promise.resolve(item);
     }
     if (this.#closed) return Promise.resolve(undefined);
@@ -63,8 +64,8 @@ export class AsyncQueue<T> {
       this.#ring[this.#head] = undefined;
       this.#head = (this.#head + 1) % this.capacity;
       this.#size--;
-      this.#producers.shift()?.();
     }
+    for (let i = out.length; i > 0; i--) this.#refill();
     return out;
   }
 
@@ -73,7 +74,16 @@ export class AsyncQueue<T> {
     if (this.#closed) return;
     this.#closed = true;
     for (const consumer of this.#consumers.splice(0)) consumer(undefined);
-    for (const producer of this.#producers.splice(0)) producer();
+    for (const p of this.#parked.splice(0)) p.reject(new Error('AsyncQueue is closed'));
+  }
+
+  /** A slot was freed: the oldest parked producer's item takes it. */
+  #refill(): void {
+    const p = this.#parked.shift();
+    if (!p) return;
+    this.#ring[(this.#head + this.#size) % this.capacity] = p.item;
+    this.#size++;
+    p.resolve();
   }
 
   async *[Symbol.asyncIterator](): AsyncGenerator<T> {

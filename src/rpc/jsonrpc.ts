@@ -7,7 +7,7 @@ export type Params = Record<string, unknown>;
 
 export interface Request { id: RequestId; method: string; params: Params | undefined }
 export interface Notification { method: string; params: Params | undefined }
-export interface ClientResponse { id: RequestId; result?: unknown; error?: WireError }
+export interface ClientResponse { id: RequestId | null; result?: unknown; error?: WireError }
 
 export type Classified =
   | { kind: 'request'; request: Request }
@@ -54,7 +54,8 @@ export function classify(value: unknown): Classified {
     if (id === null) return invalid(null, `"id" must be a string or an integer, got ${describeType(rawId)}`);
     return { kind: 'request', request: { id, method: value.method, params } };
   }
-  if (id !== null && (has(value, 'result') || has(value, 'error'))) {
+  // A response is never answered, not even an error response whose id could not be read.
+  if ((id !== null || (rawId === null && isRecord(value.error))) && (has(value, 'result') || has(value, 'error'))) {
     const error = isRecord(value.error) ? (value.error as unknown as WireError) : undefined;
     return { kind: 'response', response: { id, result: value.result, ...(error ? { error } : {}) } };
   }
