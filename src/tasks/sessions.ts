@@ -1,0 +1,359 @@
+// Owns the live sessions: ids, expiry on every access and by a periodic sweep, tombstones that tell
+// "expired" from "never existed", the parent/child links and the optional file persistence.
+// Never validates mode slugs (the tool layer does) and never blocks the event loop for long.
+import type { Logger } from '../log.js';
+import { SessionExpiredError, TaskNotFoundError } from '../rpc/errors.js';
+import { assertSessionId, SessionFiles } from './store.js';
+import {
+  addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
+  type FinalState, type SessionRecord, type SessionView,
+} from './task.js';
+
+// Ordering: every operation on one session runs in that session's promise chain, so operations
+// on it happen one at a time in call order; with persistence a mutation also holds the session's
+// lock file and re-reads the file first, so several processes can share one directory. A call
+// resolves only after its change is durable. An operation never waits on another session's chain
+// while holding its own (no deadlocks): relatives are visited after the own step is done.
+
+export interface SessionStoreOptions {
+  timeoutSeconds: number;
+  cleanupIntervalSeconds: number;
+  persistenceDir: string | null;
+  log: Logger;
+  now?: () => number;
+  /** How many expired ids are remembered to answer -32003 rather than -32002 (oldest evicted). */
+  maxTombstones?: number;
+}
+
+export type { SessionView } from './task.js';
+
+// A sweep yields after SWEEP_SLICE sessions or SWEEP_SLICE_MS, whichever comes first.
+const SWEEP_SLICE = 2_000;
+const SWEEP_SLICE_MS = 2;
+const DEFAULT_TOMBSTONES = 100_000;
+const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
+const isGone = (err: unknown): boolean => err instanceof TaskNotFoundError || err instanceof SessionExpiredError;
+
+/** A bounded, insertion-ordered set: the oldest id goes first when full. */
+class Tombstones {
+  readonly #ids = new Set<string>();
+  constructor(readonly limit: number) {}
+  add(id: string): void {
+    this.#ids.delete(id);
+    this.#ids.add(id);
+    while (this.#ids.size > this.limit) {
+      const oldest = this.#ids.values().next();
+      if (oldest.done === true) break;
+      this.#ids.delete(oldest.value);
+    }
+  }
+  has(id: string): boolean { return this.#ids.has(id); }
+}
+
+type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T } | Promise<{ next: SessionRecord | null; out: T }>;
+
+export class SessionStore {
+  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #tombstones: Tombstones;
+  readonly #files: SessionFiles | null;
+  readonly #queues = new Map<string, Promise<void>>();
+  readonly #pending = new Set<Promise<void>>();
+  readonly #timeoutMs: number;
+  readonly #timeoutSeconds: number;
+  readonly #cleanupMs: number;
+  readonly #log: Logger;
+  readonly #now: () => number;
+  #timer: NodeJS.Timeout | undefined;
+  #sweeping: Promise<number> | null = null;
+
+  constructor(options: SessionStoreOptions) {
+    if (!(options.timeoutSeconds > 0)) throw new TypeError(`sessions timeout must be a positive number of seconds, got ${options.timeoutSeconds}`);
+    this.#timeoutSeconds = options.timeoutSeconds;
+    this.#timeoutMs = options.timeoutSeconds * 1000;
+    this.#cleanupMs = options.cleanupIntervalSeconds > 0 ? options.cleanupIntervalSeconds * 1000 : 0;
+    this.#log = options.log;
+    this.#now = options.now ?? Date.now;
+    this.#tombstones = new Tombstones(options.maxTombstones ?? DEFAULT_TOMBSTONES);
+    this.#files = options.persistenceDir === null ? null : new SessionFiles(options.persistenceDir, options.log);
+  }
+
+  /** Starts the sweep timer and, with persistence, loads the sessions on disk. */
+  async init(): Promise<{ restored: number; expired: number; corrupt: number }> {
+    if (this.#timer === undefined && this.#cleanupMs > 0) {
+      this.#timer = setInterval(() => {
+        this.sweep().then(
+          (n) => { if (n > 0) this.#log.debug(`swept ${n} expired session(s)`); },
+          (err: unknown) => this.#log.warn('session sweep failed', err),
+        );
+      }, this.#cleanupMs);
+      this.#timer.unref();
+    }
+    const counts = { restored: 0, expired: 0, corrupt: 0 };
+    const files = this.#files;
+    if (files === null) return counts;
+    const now = this.#now();
+    const total = await files.readAll(async (id, r) => {
+      if (r.kind === 'corrupt') {
+        counts.corrupt++;
+        this.#log.warn(`skipped an unreadable session file ${id}.json: ${r.reason}`);
+      } else if (r.kind === 'ok' && this.#expired(r.record, now)) {
+        await files.remove(id);
+        this.#tombstones.add(id);
+        counts.expired++;
+      } else if (r.kind === 'ok') {
+        this.#sessions.set(id, r.record);
+        counts.restored++;
+      }
+    });
+    if (total > 0) this.#log.info(`sessions from ${files.dir}: ${counts.restored} restored, ${counts.expired} expired, ${counts.corrupt} unreadable`);
+    return counts;
+  }
+
+  async create(input: { modeSlug: string; initialMessage?: string; parentSessionId?: string }): Promise<SessionView> {
+    const now = this.#now();
+    const id = randomId('ses_');
+    const taskId = randomId('task_');
+    const make = (parent: SessionRecord | undefined): SessionRecord => makeSession({
+      id,
+      task: newTask({ id: taskId, mode: input.modeSlug, at: now, initialMessage: input.initialMessage, parentId: parent?.task.id }),
+      lastAccessed: now, parentSession: parent?.id, childSessions: undefined,
+    });
+    if (input.parentSessionId === undefined) {
+      const rec = make(undefined);
+      return this.#exclusive(id, async () => {
+        if (this.#files) await this.#files.write(rec);
+        this.#sessions.set(id, rec);
+        return toView(rec);
+      });
+    }
+    const { out } = await this.#mutate(input.parentSessionId, now, true, async (parent) => {
+      const nextParent = withTask(parent, addChildTask(parent.task, taskId)); // throws unless active
+      const child = make(parent);
+      // The child is written first: a crash before the parent's write leaves an unacknowledged
+      // orphan, never a parent pointing at nothing.
+      if (this.#files) await this.#files.write(child);
+      this.#sessions.set(id, child);
+      return { next: makeSession({ ...nextParent, childSessions: [...(parent.childSessions ?? []), id] }), out: child };
+    }).catch(async (err: unknown) => {
+      if (this.#sessions.delete(id)) await this.#files?.remove(id);
+      throw err;
+    });
+    return toView(out);
+  }
+
+  /** The session as JSON; counts as an access. */
+  async get(sessionId: string): Promise<SessionView> {
+    assertSessionId(sessionId);
+    const now = this.#now();
+    return this.#exclusive(sessionId, async () => toView(await this.#access(sessionId, now)));
+  }
+
+  async switchMode(sessionId: string, newModeSlug: string, reason?: string): Promise<{ session: SessionView; oldMode: string }> {
+    const now = this.#now();
+    const { rec, out } = await this.#mutate(sessionId, now, true, (r) => ({
+      next: withTask(r, switchTaskMode(r.task, newModeSlug, reason, now)), out: r.task.mode,
+    }));
+    return { session: toView(rec), oldMode: out };
+  }
+
+  /**
+   * Finishes the task once. Without cascade the active direct children are listed; with it every
+   * active descendant is cancelled (their last access is left alone: nobody used them).
+   */
+  async complete(sessionId: string, status: FinalState, result?: string, cascade = false): Promise<{ session: SessionView; activeChildren: SessionView[]; cancelledChildren: SessionView[] }> {
+    const now = this.#now();
+    const { rec } = await this.#mutate(sessionId, now, true, (r) => ({ next: withTask(r, finishTask(r.task, status, result, now)), out: null }));
+    const activeChildren: SessionView[] = [];
+    const cancelledChildren: SessionView[] = [];
+    if (!cascade) {
+      for (const child of await this.#relatives(rec.childSessions ?? [], now)) if (child.task.state === 'active') activeChildren.push(child);
+      return { session: toView(rec), activeChildren, cancelledChildren };
+    }
+    const seen = new Set<string>([rec.id]);
+    const queue = [...(rec.childSessions ?? [])];
+    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
+      if (seen.has(id)) continue; // only a hand-edited file could make a cycle; never loop on one
+      seen.add(id);
+      try {
+        const done = await this.#mutate(id, now, false, (r) => (r.task.state === 'active'
+          ? { next: withTask(r, finishTask(r.task, 'cancelled', undefined, now)), out: true }
+          : { next: null, out: false }));
+        if (done.out) cancelledChildren.push(toView(done.rec));
+        queue.push(...(done.rec.childSessions ?? []));
+      } catch (err) {
+        if (!isGone(err)) throw err;
+      }
+    }
+    return { session: toView(rec), activeChildren, cancelledChildren };
+  }
+
+  /** Parent and children with their mode and state; relatives that expired are omitted. */
+  async hierarchy(sessionId: string): Promise<{ parent?: SessionView; children: SessionView[] }> {
+    const now = this.#now();
+    const rec = await this.#exclusive(sessionId, () => this.#access(sessionId, now));
+    const [parent] = rec.parentSession === undefined ? [] : await this.#relatives([rec.parentSession], now);
+    const children = await this.#relatives(rec.childSessions ?? [], now);
+    return parent === undefined ? { children } : { parent, children };
+  }
+
+  /** Removes expired sessions (and their files) in slices, letting other work run in between. */
+  sweep(): Promise<number> {
+    if (this.#sweeping === null) {
+      const run = this.#sweepNow().finally(() => { this.#sweeping = null; });
+      this.#sweeping = run;
+    }
+    return this.#sweeping;
+  }
+
+  async #sweepNow(): Promise<number> {
+    const now = this.#now();
+    let removed = 0;
+    let seen = 0;
+    let sliceStart = performance.now();
+    const suspects: string[] = [];
+    for (const [id, rec] of this.#sessions) {
+      if (this.#expired(rec, now)) {
+        if (this.#files === null) {
+          this.#forget(id);
+          removed++;
+        } else {
+          suspects.push(id); // another process may have used it since: confirm from the file
+        }
+      }
+      if (++seen % 256 === 0 && (seen % SWEEP_SLICE === 0 || performance.now() - sliceStart >= SWEEP_SLICE_MS)) {
+        await yieldToLoop();
+        sliceStart = performance.now();
+      }
+    }
+    const files = this.#files;
+    if (files === null) return removed;
+    // Files of other (perhaps dead) processes that this one never loaded are swept too.
+    for (const id of await files.list(true)) {
+      if (this.#sessions.has(id) || this.#tombstones.has(id)) continue;
+      const touched = await files.touchedAt(id);
+      if (touched !== undefined && now - touched >= this.#timeoutMs) suspects.push(id);
+    }
+    for (const id of suspects) {
+      try {
+        await this.#exclusive(id, () => this.#load(id, now));
+      } catch (err) {
+        if (err instanceof SessionExpiredError) removed++;
+        else if (!(err instanceof TaskNotFoundError)) throw err;
+      }
+    }
+    return removed;
+  }
+
+  size(): number { return this.#sessions.size; }
+
+  async flush(): Promise<void> {
+    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    await this.#files?.flush();
+  }
+
+  async close(): Promise<void> {
+    clearInterval(this.#timer);
+    this.#timer = undefined;
+    await this.#sweeping?.catch(() => 0);
+    await this.flush();
+  }
+
+  #expired(rec: SessionRecord, now: number): boolean {
+    return now - rec.lastAccessed >= this.#timeoutMs;
+  }
+
+  #forget(id: string): void {
+    this.#sessions.delete(id);
+    this.#tombstones.add(id);
+  }
+
+  #expiredError(id: string): SessionExpiredError { return new SessionExpiredError(id, this.#timeoutSeconds); }
+
+  /**
+   * The current record, without counting an access. With persistence the file is the truth: it is
+   * re-read every time, so changes made by other processes are seen. Throws -32002 / -32003.
+   */
+  async #load(id: string, now: number): Promise<SessionRecord> {
+    assertSessionId(id);
+    let rec = this.#sessions.get(id);
+    const files = this.#files;
+    if (files !== null && !(rec === undefined && this.#tombstones.has(id))) {
+      const r = await files.read(id);
+      if (r.kind === 'ok') {
+        rec = r.record;
+        this.#sessions.set(id, rec);
+      } else if (r.kind === 'missing') {
+        if (rec !== undefined) { this.#forget(id); throw this.#expiredError(id); } // swept elsewhere
+      } else {
+        this.#log.warn(`session file ${id}.json is unreadable (${r.reason}); using the copy in memory if any`);
+      }
+    }
+    if (rec === undefined) throw this.#tombstones.has(id) ? this.#expiredError(id) : new TaskNotFoundError(id);
+    if (this.#expired(rec, now)) {
+      this.#forget(id);
+      await files?.remove(id);
+      throw this.#expiredError(id);
+    }
+    return rec;
+  }
+
+  /** Loads and counts an access (refreshing last_accessed in memory and on disk). */
+  async #access(id: string, now: number): Promise<SessionRecord> {
+    const rec = await this.#load(id, now);
+    rec.lastAccessed = now;
+    await this.#files?.touch(id, now);
+    return rec;
+  }
+
+  /** Views of relatives that still exist, in order; looking at them is not an access. */
+  async #relatives(ids: readonly string[], now: number): Promise<SessionView[]> {
+    const out: SessionView[] = [];
+    for (const id of ids) {
+      try {
+        out.push(toView(await this.#exclusive(id, () => this.#load(id, now))));
+      } catch (err) {
+        if (!isGone(err)) throw err;
+      }
+    }
+    return out;
+  }
+
+  /** Read-modify-write of one session under its chain (and lock file); `next: null` writes nothing. */
+  #mutate<T>(id: string, now: number, refresh: boolean, change: Change<T>): Promise<{ rec: SessionRecord; out: T }> {
+    assertSessionId(id);
+    return this.#exclusive(id, async () => {
+      const release = this.#files === null ? null : await this.#files.lock(id);
+      try {
+        const rec = await this.#load(id, now);
+        if (refresh) rec.lastAccessed = now;
+        let step: { next: SessionRecord | null; out: T };
+        try {
+          step = await change(rec);
+        } catch (err) {
+          if (refresh) await this.#files?.touch(id, now);
+          throw err;
+        }
+        if (step.next === null) return { rec, out: step.out };
+        if (this.#files) await this.#files.write(step.next);
+        this.#sessions.set(id, step.next);
+        return { rec: step.next, out: step.out };
+      } finally {
+        if (release !== null) await release();
+      }
+    });
+  }
+
+  /** Runs `fn` after every earlier operation on the same session has settled. */
+  #exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
+    const prev = this.#queues.get(id);
+    const run = prev === undefined ? fn() : prev.then(fn);
+    const tail = run.then(() => {}, () => {});
+    this.#queues.set(id, tail);
+    this.#pending.add(tail);
+    void tail.then(() => {
+      this.#pending.delete(tail);
+      if (this.#queues.get(id) === tail) this.#queues.delete(id);
+    });
+    return run;
+  }
+}
