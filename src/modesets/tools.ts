@@ -1,0 +1,223 @@
+// The six orchestrator_mode_* tools: argument handling, the lock around every write, and the
+// report text. The work itself lives in activation.ts, backup.ts, create.ts and repair.ts; this
+// file never writes a file except through them and atomic.ts.
+import type { Logger } from '../log.js';
+import type { ToolFamily, ToolResult } from '../mcp/tool-types.js';
+import { ValidationError } from '../rpc/errors.js';
+import { ROOMODES, restoreBackup, selectSet } from './activation.js';
+import { writeFileAtomic, writeFileExclusive } from './atomic.js';
+import { writeBackup } from './backup.js';
+import { describeRow, issuesOut, loadSet, splitRoles } from './catalog.js';
+import { buildSet, customRolesArg } from './create.js';
+import { ModesetLock } from './lock.js';
+import { BACKUP_EXTENSIONS, checkBareName, checkFileName, ModesetPaths, SET_EXTENSIONS } from './paths.js';
+import { repairSetText } from './repair.js';
+import { analyseSet } from './sets.js';
+import { listSets, notFound, readPointer, readSmallFile } from './store.js';
+import { BUILTIN_TEMPLATE, readTemplate, templateNames } from './templates.js';
+import { modesetText } from './report-text.js';
+
+export interface ModesetDeps {
+  projectRoot(): string;
+  configDir: string;
+  modesetsDir: string;
+  /** Reloads the mode registry (and so sends list-changed notifications) after the active set changed. */
+  reload(): Promise<void>;
+  log: Logger;
+  now?: () => Date;
+}
+
+const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function modesetTools(deps: ModesetDeps): ToolFamily {
+  const lock = new ModesetLock();
+  const now = deps.now ?? (() => new Date());
+  const paths = (): ModesetPaths => new ModesetPaths(deps.projectRoot(), deps.modesetsDir, deps.configDir);
+  /** Every operation that writes runs here: one at a time, in this process and across processes. */
+  const locked = async <T>(p: ModesetPaths, fn: () => Promise<T>): Promise<T> => {
+    await p.ensureDir(p.base);
+    return lock.run(p.lock, fn);
+  };
+  const result = (tool: string, metadata: Record<string, unknown>): ToolResult => ({ text: modesetText(tool, metadata), metadata });
+  const env = (p: ModesetPaths) => ({ paths: p, now: now(), reload: deps.reload });
+
+  return {
+    async orchestrator_mode_select(args) {
+      const modeFile = args.mode_file as string;
+      if (modeFile !== ROOMODES) checkFileName('mode_file', modeFile, SET_EXTENSIONS);
+      const p = paths();
+      const out = await locked(p, () => selectSet(env(p), {
+        modeFile,
+        validateFirst: bool(args.validate_first, true),
+        autoCopy: bool(args.auto_copy_if_missing, true),
+        backupCurrent: bool(args.backup_current, true),
+      }));
+      deps.log.info(`mode set ${String(out.mode_activated)} selected (previous: ${String(out.previous_mode ?? ROOMODES)})`);
+      return result('orchestrator_mode_select', out);
+    },
+
+    async orchestrator_mode_list(args) {
+      const p = paths();
+      const includeInvalid = bool(args.include_invalid, false);
+      const details = bool(args.show_details, false);
+      await p.checkDir(p.base);
+      await p.checkDir(p.roles);
+      const pointer = await readPointer(p);
+      const names = await listSets(p);
+      const rows = [];
+      let hidden = 0;
+      for (const name of names) {
+        const row = await describeRow(p, name, async () => {
+          const at = await p.inside(p.roles, name, 'mode_file');
+          return readSmallFile(at.path, name);
+        }, pointer.name, details);
+        if (includeInvalid || row.status === 'valid' || row.is_current) rows.push(row);
+        else hidden++;
+      }
+      const templates = [];
+      for (const name of await templateNames(p, bool(args.scan_config_directory, true))) {
+        const { is_current: _unused, ...row } = await describeRow(p, name, async () => (await readTemplate(p, name)) ?? { text: '' }, null, details);
+        templates.push({ ...row, source: name === BUILTIN_TEMPLATE ? 'builtin' : 'config' });
+      }
+      const metadata: Record<string, unknown> = {
+        current_mode: pointer.name,
+        current_source: pointer.name === null ? 'roomodes' : 'mode_set',
+        available_modes: rows,
+        config_templates: templates,
+        roles_directory: p.roles,
+        template_directory: p.templates,
+      };
+      if (pointer.name !== null && (pointer.invalid || !names.includes(pointer.name))) metadata.current_mode_missing = true;
+      if (hidden) metadata.hidden_invalid_count = hidden;
+      return result('orchestrator_mode_list', metadata);
+    },
+
+    async orchestrator_mode_validate(args) {
+      const name = checkFileName('mode_file', args.mode_file as string, SET_EXTENSIONS);
+      const p = paths();
+      const repair = bool(args.repair_if_possible, false);
+      const run = async (): Promise<Record<string, unknown>> => {
+        let set = await loadSet(p, name);
+        const before = set.analysis;
+        let applied: string[] = [];
+        let backup: { path: string; file: string } | undefined;
+        if (repair) {
+          const outcome = repairSetText(set.text, name.toLowerCase().endsWith('.json'));
+          if (outcome.text !== undefined && outcome.text !== set.text) {
+            backup = await writeBackup(p, { reason: 'pre-repair', includeBinding: true, only: [name], primary: name, now: now() });
+            await writeFileAtomic(set.path, outcome.text);
+            applied = outcome.changes;
+            set = await loadSet(p, name);
+            if ((await readPointer(p)).name === name) await deps.reload();
+            deps.log.info(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
+          }
+        }
+        const a = set.analysis;
+        const out: Record<string, unknown> = {
+          mode_file: name,
+          file_path: set.path,
+          format: a.format,
+          is_valid: a.isValid,
+          validation_details: { ...a.flags },
+          ...(await splitRoles(p, a)),
+          required_roles: a.requiredRoles,
+          errors: issuesOut(a.errors),
+          warnings: issuesOut(a.warnings),
+          repair_suggestions: a.repairSuggestions,
+        };
+        if (repair) {
+          out.repaired = applied.length > 0;
+          out.repairs_applied = applied;
+          out.was_valid_before_repair = before.isValid;
+          out.backup_location = backup?.path ?? null;
+          out.backup_file = backup?.file ?? null;
+        }
+        return out;
+      };
+      return result('orchestrator_mode_validate', repair ? await locked(p, run) : await run());
+    },
+
+    async orchestrator_mode_create(args) {
+      const raw = args.mode_name as string;
+      const modeName = checkBareName('mode_name', raw.replace(/\.ya?ml$/i, ''));
+      const file = `${modeName}.yaml`;
+      const templateName = checkFileName('template_source', typeof args.template_source === 'string' ? args.template_source : BUILTIN_TEMPLATE, SET_EXTENSIONS);
+      const settings = isRecord(args.mode_settings) ? args.mode_settings : {};
+      const p = paths();
+      const out = await locked(p, async () => {
+        const template = await readTemplate(p, templateName);
+        if (!template) {
+          throw notFound('template_source', templateName, 'template', await templateNames(p), [`Put the template file in ${p.templates}`]);
+        }
+        const built = buildSet({ modeName, templateName, templateText: template.text, customRoles: customRolesArg(args.custom_roles), settings });
+        await p.ensureDir(p.roles);
+        const at = await p.inside(p.roles, file, 'mode_file');
+        if (at.exists || !(await writeFileExclusive(at.path, built.text))) {
+          throw new ValidationError(`Mode set ${file} already exists`, {
+            message: `${file} already exists in ${p.roles}; it was not changed`, error_type: 'already_exists', file,
+            available: await listSets(p),
+            recovery_suggestions: ['Pick another mode_name', `Back up and edit ${file} instead`],
+          });
+        }
+        const a = analyseSet(built.text, file);
+        return {
+          mode_file: file,
+          file_path: at.path,
+          template_source: templateName,
+          total_roles: a.modes.length,
+          specialist_role_count: built.templateSlugs.length,
+          custom_role_count: built.customSlugs.length,
+          specialist_roles: built.templateSlugs,
+          custom_roles: built.customSlugs,
+          replaced_roles: built.replaced,
+          settings: built.settings,
+          validation_status: a.isValid ? 'valid' : 'invalid',
+          is_valid: a.isValid,
+          errors: issuesOut(a.errors),
+          warnings: issuesOut(a.warnings),
+        };
+      });
+      deps.log.info(`mode set ${file} created from ${templateName}`);
+      return result('orchestrator_mode_create', out);
+    },
+
+    async orchestrator_mode_backup(args) {
+      const name = typeof args.backup_name === 'string' ? checkBareName('backup_name', args.backup_name) : undefined;
+      const includeBinding = bool(args.include_session_binding, true);
+      const p = paths();
+      const b = await locked(p, async () => {
+        const pointer = await readPointer(p);
+        return writeBackup(p, {
+          reason: 'manual', includeBinding, now: now(),
+          ...(name !== undefined ? { name } : {}),
+          ...(pointer.name && !pointer.invalid ? { primary: pointer.name } : {}),
+        });
+      });
+      const out: Record<string, unknown> = {
+        backup_file: b.file,
+        backup_location: b.path,
+        created_at: b.doc.created_at,
+        sets_backed_up: b.sets,
+        set_count: b.sets.length,
+        session_binding_included: includeBinding,
+      };
+      if (includeBinding) out.active_mode_set = b.doc.active_mode_set ?? null;
+      if (b.skipped.length) out.skipped_files = b.skipped;
+      deps.log.info(`mode sets backed up to ${b.file}`);
+      return result('orchestrator_mode_backup', out);
+    },
+
+    async orchestrator_mode_restore(args) {
+      const backupFile = checkFileName('backup_file', args.backup_file as string, BACKUP_EXTENSIONS);
+      const p = paths();
+      const out = await locked(p, () => restoreBackup(env(p), {
+        backupFile,
+        activate: bool(args.activate_after_restore, false),
+        restoreBinding: bool(args.restore_session_binding, true),
+      }));
+      deps.log.info(`mode sets restored from ${backupFile}`);
+      return result('orchestrator_mode_restore', out);
+    },
+  };
+}
