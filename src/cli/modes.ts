@@ -1,0 +1,117 @@
+// `roo-modes-server modes`: lists the modes in force (table or --json) with the problems found.
+// Writes only through the io it is given; never touches process.stdout or exits the process.
+import { homedir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { GroupEntry, ModeIssue } from '../modes/types.js';
+import { loadCatalogue } from '../modes/catalogue.js';
+
+export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
+
+export interface ModeArgs {
+  help: boolean;
+  json: boolean;
+  projectRoot: string;
+  configDir: string;
+  globalModesFile: string | null;
+  /** Positional arguments (files, for validate). */
+  rest: string[];
+}
+
+const VALUE_FLAGS = ['--project-root', '--config-dir', '--global-modes-file'] as const;
+
+function expandHome(path: string, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME ?? homedir();
+  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+}
+
+/** Parses the flags both subcommands share; returns an error sentence on bad usage. */
+export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, allowJson: boolean): ModeArgs | string {
+  const values = new Map<string, string>();
+  const rest: string[] = [];
+  let help = false;
+  let json = false;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i]!;
+    const eq = arg.indexOf('=');
+    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
+    if (arg === '--help' || arg === '-h') help = true;
+    else if (arg === '--json' && allowJson) json = true;
+    else if ((VALUE_FLAGS as readonly string[]).includes(flag)) {
+      const value = flag === arg ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined || value === '') return `${flag} needs a value`;
+      values.set(flag, value);
+    } else if (arg.startsWith('-') && arg !== '-') return `unknown option: ${arg}`;
+    else rest.push(arg);
+  }
+  const pick = (flag: string, envName: string, fallback: string): string =>
+    resolve(expandHome(values.get(flag) ?? (env[envName] || fallback), env));
+  const globalFile = values.get('--global-modes-file');
+  return {
+    help, json, rest,
+    projectRoot: pick('--project-root', 'ROO_PROJECT_ROOT', process.cwd()),
+    configDir: pick('--config-dir', 'ROO_CONFIG_DIR', '~/.roo-code'),
+    globalModesFile: globalFile === undefined ? null : resolve(expandHome(globalFile, env)),
+  };
+}
+
+/** `file:line:column: message`, the form editors and CI annotate. */
+export function formatIssue(issue: ModeIssue): string {
+  const col = issue.column !== undefined ? `:${issue.column}` : '';
+  return `${issue.file}:${issue.line ?? 1}${col}: ${issue.message}`;
+}
+
+const groupLabel = (g: GroupEntry): string =>
+  typeof g === 'string' ? g : g[1].fileRegex !== undefined ? `${g[0]}(${g[1].fileRegex})` : g[0];
+
+const USAGE = `Usage: roo-modes-server modes [--json] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
+
+Lists the modes in force: built-in, global (modes.yaml or custom_modes.yaml in the config dir)
+and project (.roomodes, or the active mode set), with any problems found in those files.
+
+  --json                 print {"modes": [...], "errors": [...]} instead of a table
+  --project-root DIR     the project (default: $ROO_PROJECT_ROOT or the current directory)
+  --config-dir DIR       the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)
+  --global-modes-file F  use this global modes file instead of the config dir's
+`;
+
+function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => [...r[c]!].length)));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell + ' '.repeat(widths[c]! - [...cell].length))).join('  ').trimEnd()).join('\n');
+}
+
+export async function runModes(argv: string[], io: CliIo): Promise<number> {
+  const args = parseModeArgs(argv, io.env, true);
+  if (typeof args === 'string') {
+    io.err(`modes: ${args}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  const cat = await loadCatalogue({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
+  if (args.json) {
+    const modes = cat.modes.map((m) => ({
+      slug: m.slug, name: m.name, source: m.source, ...(m.file !== undefined ? { file: m.file } : {}),
+      roleDefinition: m.roleDefinition,
+      ...(m.whenToUse !== undefined ? { whenToUse: m.whenToUse } : {}),
+      ...(m.description !== undefined ? { description: m.description } : {}),
+      ...(m.customInstructions !== undefined ? { customInstructions: m.customInstructions } : {}),
+      groups: m.groups,
+    }));
+    const errors = cat.issues.map((i) => ({
+      file: i.file, line: i.line ?? 1, ...(i.column !== undefined ? { column: i.column } : {}),
+      ...(i.slug !== undefined ? { slug: i.slug } : {}), message: i.message,
+    }));
+    io.out(`${JSON.stringify({ modes, errors }, null, 2)}\n`);
+    return 0;
+  }
+  const rows = [['SLUG', 'NAME', 'SOURCE', 'GROUPS'], ...cat.modes.map((m) => [
+    m.slug, m.name, m.source, m.groups.map(groupLabel).join(', ') || '(none)',
+  ])];
+  io.out(`${table(rows)}\n`);
+  if (cat.issues.length > 0) {
+    io.err(`\n${cat.issues.length} problem${cat.issues.length === 1 ? '' : 's'} in the mode files:\n${cat.issues.map(formatIssue).join('\n')}\n`);
+  }
+  return 0;
+}

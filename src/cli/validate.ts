@@ -1,0 +1,55 @@
+// `roo-modes-server validate [FILE ...]`: checks mode files and prints file:line:column problems;
+// exit code 1 when any were found. Reads files only; never writes or changes anything.
+import { resolve } from 'node:path';
+import { readModeLayer, resolveModeFiles } from '../modes/catalogue.js';
+import { formatIssue, parseModeArgs, type CliIo } from './modes.js';
+
+const USAGE = `Usage: roo-modes-server validate [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]
+
+Checks mode files (.roomodes, custom_modes.yaml, mode sets) by Roo Code's rules and prints each
+problem as file:line:column: message. Without FILE it checks the project's and the global mode file.
+Exits 1 when a problem was found, 0 otherwise.
+`;
+
+export async function runValidate(argv: string[], io: CliIo): Promise<number> {
+  const args = parseModeArgs(argv, io.env, false);
+  if (typeof args === 'string') {
+    io.err(`validate: ${args}\n\n${USAGE}`);
+    return 2;
+  }
+  if (args.help) {
+    io.out(USAGE);
+    return 0;
+  }
+  let targets: { file: string; jsonFallback: boolean; explicit: boolean }[];
+  if (args.rest.length > 0) {
+    targets = args.rest.map((f) => ({ file: resolve(f), jsonFallback: true, explicit: true }));
+  } else {
+    const found = await resolveModeFiles({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
+    targets = [
+      ...(found.project ? [{ file: found.project.file, jsonFallback: true, explicit: false }] : []),
+      ...(found.global ? [{ file: found.global, jsonFallback: false, explicit: false }] : []),
+    ];
+    for (const note of found.notices) io.out(`${formatIssue(note)} (note)\n`);
+  }
+  let problems = 0;
+  let checked = 0;
+  for (const t of targets) {
+    const layer = await readModeLayer(t.file, 'project', t.jsonFallback);
+    if (!layer.read && layer.issues.length === 0) {
+      if (t.explicit) {
+        io.out(`${t.file}:1: the file does not exist\n`);
+        problems++;
+      }
+      continue;
+    }
+    checked++;
+    for (const issue of layer.issues) io.out(`${formatIssue(issue)}\n`);
+    for (const note of layer.notices) io.out(`${formatIssue(note)} (note)\n`);
+    problems += layer.issues.length;
+    if (layer.issues.length === 0) io.out(`${t.file}: ok, ${layer.modes.length} mode${layer.modes.length === 1 ? '' : 's'}\n`);
+  }
+  if (targets.length === 0 || (checked === 0 && problems === 0)) io.out('No mode files found.\n');
+  else io.err(`${problems} problem${problems === 1 ? '' : 's'} in ${checked} file${checked === 1 ? '' : 's'} checked.\n`);
+  return problems > 0 ? 1 : 0;
+}

@@ -1,0 +1,144 @@
+// Decides whether a mode's fileRegex may be used: it must compile as a JS RegExp and must not be
+// able to backtrack catastrophically. A conservative scan of the source; it never runs the regex.
+
+/** Longer patterns are refused outright: no real file filter needs them, and they cost to scan. */
+export const MAX_FILE_REGEX_LENGTH = 2048;
+
+/** What a closed group looked like, for judging a quantifier placed right after it. */
+interface GroupInfo { variable: boolean; ambiguous: boolean }
+
+/** One open group (the whole pattern is the outermost one). */
+interface Frame {
+  /** Something inside can match a varying number of times (a quantifier, at any depth). */
+  variable: boolean;
+  /** Something inside is an alternation whose branches may start with the same character. */
+  ambiguous: boolean;
+  /** The first character of each finished branch: a literal, null when unknown, '' when empty. */
+  firsts: (string | null)[];
+  /** First character of the branch being read; undefined until its first atom. */
+  first: string | null | undefined;
+}
+
+const newFrame = (): Frame => ({ variable: false, ambiguous: false, firsts: [], first: undefined });
+
+/** Escapes that stand for one literal character (so `\.` starts a branch with '.'). */
+const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'b', 'B', 'p', 'P']);
+
+/** Branches are safe to repeat only when each starts with its own literal character. */
+function branchesOverlap(firsts: readonly (string | null)[]): boolean {
+  if (firsts.length < 2) return false;
+  const seen = new Set<string>();
+  for (const f of firsts) {
+    if (f === null || f === '' || seen.has(f)) return true;
+    seen.add(f);
+  }
+  return false;
+}
+
+/** Reads a `{n}`, `{n,}` or `{n,m}` quantifier at `i`; null when the brace is a literal. */
+function readBraces(src: string, i: number): { end: number; max: number } | null {
+  const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i, i + 24));
+  if (!m) return null;
+  const min = Number(m[1]);
+  const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
+  return { end: i + m[0].length, max };
+}
+
+/** Returns why the pattern is unsafe, or null. Assumes it already compiles. */
+export function unsafeRegexReason(src: string): string | null {
+  if (src.length > MAX_FILE_REGEX_LENGTH) return `it is longer than ${MAX_FILE_REGEX_LENGTH} characters`;
+  const stack: Frame[] = [newFrame()];
+  let last: GroupInfo | 'atom' | null = null;
+  const top = (): Frame => stack[stack.length - 1]!;
+  const atom = (first: string | null): void => {
+    const f = top();
+    if (f.first === undefined) f.first = first;
+    last = 'atom';
+  };
+  const quantify = (max: number, at: number): string | null => {
+    const target = last;
+    if (target === null) return null; // a quantifier with nothing to repeat cannot compile anyway
+    top().variable = true;
+    if (max > 1 && target !== 'atom' && (target.variable || target.ambiguous)) {
+      return target.variable
+        ? `the group repeated at position ${at + 1} contains a part that itself repeats (nested quantifiers such as (a+)+ can take exponential time)`
+        : `the group repeated at position ${at + 1} has alternatives that can match the same text (such as (a|aa)+, which can take exponential time)`;
+    }
+    return null;
+  };
+
+  for (let i = 0; i < src.length; i++) {
+    const c = src[i]!;
+    if (c === '\\') {
+      const n = src[i + 1] ?? '';
+      if (/[1-9]/.test(n) || n === 'k') return `back-references such as \\${n === 'k' ? 'k<name>' : n} are not allowed (they defeat the safety check)`;
+      atom(CLASS_ESCAPES.has(n) || /[0-9cuxfnrtv]/.test(n) ? null : n);
+      if (n === 'b' || n === 'B') last = null; // word boundaries are assertions, not atoms
+      i++;
+    } else if (c === '[') {
+      let j = i + 1;
+      if (src[j] === '^') j++;
+      while (j < src.length && src[j] !== ']') j += src[j] === '\\' ? 2 : 1;
+      atom(null);
+      i = j;
+    } else if (c === '(') {
+      let j = i + 1;
+      if (src[j] === '?') {
+        j++;
+        if (src[j] === '<' && src[j + 1] !== '=' && src[j + 1] !== '!') {
+          const close = src.indexOf('>', j);
+          j = close < 0 ? j : close + 1;
+        } else {
+          j += src[j] === '<' ? 2 : 1;
+        }
+      }
+      const f = top();
+      if (f.first === undefined) f.first = null;
+      stack.push(newFrame());
+      i = j - 1;
+      last = null;
+    } else if (c === ')') {
+      if (stack.length === 1) continue;
+      const g = stack.pop()!;
+      g.firsts.push(g.first ?? '');
+      const info: GroupInfo = { variable: g.variable, ambiguous: g.ambiguous || branchesOverlap(g.firsts) };
+      const parent = top();
+      parent.variable ||= info.variable;
+      parent.ambiguous ||= info.ambiguous;
+      last = info;
+    } else if (c === '|') {
+      const f = top();
+      f.firsts.push(f.first ?? '');
+      f.first = undefined;
+      last = null;
+    } else if (c === '*' || c === '+' || c === '?') {
+      const problem = quantify(c === '?' ? 1 : Infinity, i);
+      if (problem) return problem;
+      if (src[i + 1] === '?') i++; // lazy marker
+      last = null;
+    } else if (c === '{' && readBraces(src, i)) {
+      const { end, max } = readBraces(src, i)!;
+      const problem = quantify(max, i);
+      if (problem) return problem;
+      i = end - 1;
+      if (src[i + 1] === '?') i++;
+      last = null;
+    } else if (c === '^' || c === '$') {
+      last = null;
+    } else {
+      atom(c === '.' ? null : c);
+    }
+  }
+  return null;
+}
+
+/** Null when `source` is usable as a fileRegex, else a sentence saying why not. */
+export function fileRegexProblem(source: string): string | null {
+  try {
+    new RegExp(source);
+  } catch (err) {
+    return `fileRegex is not a valid regular expression: ${err instanceof Error ? err.message : String(err)}`;
+  }
+  const reason = unsafeRegexReason(source);
+  return reason === null ? null : `fileRegex ${JSON.stringify(source)} is refused because ${reason}`;
+}

@@ -1,0 +1,192 @@
+// Owns the current mode catalogue: loads it, reloads it when the project root changes or a mode
+// file changes on disk, and tells a listener which slugs changed. Never writes any file.
+import { watch as fsWatch, type FSWatcher } from 'node:fs';
+import { stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import type { Logger } from '../log.js';
+import { builtinModes } from './builtin.js';
+import { compileMode } from './permissions.js';
+import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, type ModeSourcesConfig } from './catalogue.js';
+
+export type { ModeSourcesConfig } from './catalogue.js';
+export type ModesChange = { changedSlugs: string[]; listChanged: boolean };
+
+/** Editors save in bursts (truncate, write, rename); one reload per burst is enough. */
+const DEBOUNCE_MS = 75;
+const ANY = '*';
+
+interface Watched { watcher: FSWatcher; ino: number; names: Set<string> }
+
+/**
+ * How it works: every load builds a new immutable Catalogue. Watching uses fs.watch on the
+ * directories that hold the mode files (not the files, whose inode changes when an editor saves
+ * by rename); when a directory does not exist yet its nearest existing parent is watched for it.
+ * Events are filtered by name, debounced, and reloads run one at a time in order, so the last
+ * reload always reflects the last change and the configuration in force when it started.
+ */
+export class ModeRegistry {
+  #config: ModeSourcesConfig;
+  readonly #log: Logger;
+  #current: Catalogue;
+  #listeners: ((e: ModesChange) => void)[] = [];
+  #watching = false;
+  #closed = false;
+  readonly #watched = new Map<string, Watched>();
+  #timer: NodeJS.Timeout | null = null;
+  #queued = false;
+  #chain: Promise<void> = Promise.resolve();
+
+  constructor(config: ModeSourcesConfig, log: Logger) {
+    this.#config = { ...config };
+    this.#log = log;
+    this.#current = new Catalogue({ modes: builtinModes().map((m) => Object.freeze(compileMode(m))) });
+  }
+
+  /** The catalogue in force (built-ins only until the first load). */
+  get current(): Catalogue { return this.#current; }
+
+  /** Loads every source; never throws for bad files (they become issues). */
+  async load(): Promise<Catalogue> {
+    await this.#enqueue(false);
+    return this.#current;
+  }
+
+  /** Switches to another project (or none) and reloads; listeners hear about the difference. */
+  async setProjectRoot(root: string | null): Promise<void> {
+    this.#config = { ...this.#config, projectRoot: root };
+    await this.#enqueue(true);
+  }
+
+  /**
+   * Starts watching the mode files; `onChange` runs after each reload that changed something.
+   * The promise (which never rejects) settles once the directory watchers are in place.
+   */
+  watch(onChange: (e: ModesChange) => void): Promise<void> {
+    if (this.#closed) return Promise.resolve();
+    this.#listeners.push(onChange);
+    if (!this.#watching) {
+      this.#watching = true;
+      this.#chain = this.#chain.then(() => this.#syncWatchers()).catch((err: unknown) => this.#log.error('cannot watch the mode files', err));
+    }
+    return this.#chain;
+  }
+
+  close(): void {
+    this.#closed = true;
+    this.#listeners = [];
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    for (const w of this.#watched.values()) w.watcher.close();
+    this.#watched.clear();
+  }
+
+  /** Reloads run one after another; a watch-triggered one that has not started yet absorbs later events. */
+  #enqueue(notify: boolean, fromWatch = false): Promise<void> {
+    const run = this.#chain.then(() => {
+      if (fromWatch) this.#queued = false;
+      return this.#reload(notify);
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+
+  async #reload(notify: boolean): Promise<void> {
+    if (this.#closed) return;
+    const before = this.#current;
+    const after = await loadCatalogue(this.#config);
+    if (this.#closed) return;
+    this.#current = after;
+    for (const issue of after.issues) {
+      this.#log.warn(`${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.message}`);
+    }
+    for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
+    if (this.#watching) await this.#syncWatchers();
+    if (!notify) return;
+    const change = diffCatalogues(before, after);
+    if (change.changedSlugs.length === 0 && !change.listChanged) return;
+    this.#log.info(`modes reloaded; changed: ${change.changedSlugs.join(', ') || '(order only)'}`);
+    for (const listener of this.#listeners) {
+      try { listener(change); } catch (err) { this.#log.error('a modes-changed listener failed', err); }
+    }
+  }
+
+  /** The files whose changes matter, as the last load saw the configuration. */
+  #targets(): string[] {
+    const c = this.#config;
+    const out = c.globalModesFile !== null
+      ? [resolve(c.globalModesFile)]
+      : [resolve(c.configDir, 'modes.yaml'), resolve(c.configDir, 'custom_modes.yaml')];
+    if (c.projectRoot !== null) {
+      const root = resolve(c.projectRoot);
+      const sets = resolve(root, c.modesetsDir ?? DEFAULT_MODESETS_DIR);
+      out.push(join(root, '.roomodes'), join(sets, 'active_mode_set'), join(sets, 'roles', ANY));
+    }
+    return out;
+  }
+
+  /** Watches the nearest existing directory of each target, filtered to the names that lead to it. */
+  async #syncWatchers(): Promise<void> {
+    if (this.#closed || !this.#watching) return;
+    const wanted = new Map<string, { ino: number; names: Set<string> }>();
+    for (const target of this.#targets()) {
+      let name = basename(target);
+      let dir = dirname(target);
+      for (;;) {
+        const info = await stat(dir).catch(() => null);
+        if (info?.isDirectory()) {
+          const entry = wanted.get(dir) ?? { ino: info.ino, names: new Set<string>() };
+          entry.names.add(name);
+          wanted.set(dir, entry);
+          break;
+        }
+        const parent = dirname(dir);
+        if (parent === dir) break;
+        name = basename(dir);
+        dir = parent;
+      }
+    }
+    if (this.#closed) return;
+    for (const [dir, w] of this.#watched) {
+      const want = wanted.get(dir);
+      if (!want || want.ino !== w.ino) {
+        w.watcher.close();
+        this.#watched.delete(dir);
+      }
+    }
+    for (const [dir, want] of wanted) {
+      const have = this.#watched.get(dir);
+      if (have) {
+        have.names = want.names;
+        continue;
+      }
+      try {
+        const watched: Watched = { ino: want.ino, names: want.names, watcher: null as unknown as FSWatcher };
+        watched.watcher = fsWatch(dir, { persistent: false }, (_event, filename) => {
+          const name = typeof filename === 'string' ? filename : null;
+          if (name === null || watched.names.has(ANY) || watched.names.has(name) || name === basename(dir)) this.#schedule();
+        });
+        watched.watcher.on('error', (err) => {
+          this.#log.debug(`stopped watching ${dir}`, err);
+          watched.watcher.close();
+          if (this.#watched.get(dir) === watched) this.#watched.delete(dir);
+          this.#schedule();
+        });
+        this.#watched.set(dir, watched);
+      } catch (err) {
+        this.#log.debug(`cannot watch ${dir}`, err);
+      }
+    }
+  }
+
+  #schedule(): void {
+    if (this.#closed) return;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      if (this.#queued) return;
+      this.#queued = true;
+      this.#enqueue(true, true).catch((err: unknown) => this.#log.error('reloading the modes failed', err));
+    }, DEBOUNCE_MS);
+    this.#timer.unref();
+  }
+}

@@ -1,0 +1,134 @@
+// Finds and reads rules files in Roo's order (~/.roo then <project>/.roo, with the .roorules and
+// .clinerules fallbacks). Async and read-only; it never composes the prompt or caches anything.
+import { open, readdir, stat } from 'node:fs/promises';
+import { basename, join, relative, resolve, sep } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+
+export interface RulesContext { projectRoot: string | null; homeDir: string }
+
+export interface RuleFile {
+  /** Absolute path. */
+  path: string;
+  /** How the prompt names it: relative to the project, `~/…` under home, else absolute. */
+  display: string;
+  /** Trimmed text; may have been cut at `cap` bytes (then `cut` is true). */
+  content: string;
+  cut: boolean;
+}
+
+export interface RuleSets { mode: RuleFile[]; general: RuleFile[] }
+
+/** Editor droppings and caches that are never rules. */
+const SKIPPED_SUFFIXES = ['.log', '.bak', '.tmp', '.lock'];
+const SKIPPED_NAMES = new Set(['.DS_Store', 'Thumbs.db']);
+/** How deep rules directories are followed (symlinked directories included), as Roo does. */
+const MAX_DEPTH = 5;
+
+const skipped = (name: string): boolean => SKIPPED_NAMES.has(name) || SKIPPED_SUFFIXES.some((s) => name.endsWith(s));
+
+function displayPath(path: string, ctx: RulesContext): string {
+  const inside = (root: string): string | null => {
+    const rel = relative(root, path);
+    return rel !== '' && !rel.startsWith('..') && !rel.startsWith(sep) && !/^[a-zA-Z]:/.test(rel) ? rel.split(sep).join('/') : null;
+  };
+  if (ctx.projectRoot !== null) {
+    const rel = inside(resolve(ctx.projectRoot));
+    if (rel !== null) return rel;
+  }
+  const home = inside(resolve(ctx.homeDir));
+  return home !== null ? `~/${home}` : path.split(sep).join('/');
+}
+
+/** Every rules file under `dir`, sorted by file name (case-insensitive), then by path. */
+async function listFiles(dir: string, depth = 0): Promise<string[]> {
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true });
+  } catch {
+    return []; // a missing or unreadable directory simply contributes nothing
+  }
+  const out: string[] = [];
+  for (const e of entries) {
+    if (skipped(e.name)) continue;
+    const full = join(dir, e.name);
+    let isDir = e.isDirectory();
+    let isFile = e.isFile();
+    if (e.isSymbolicLink()) {
+      try {
+        const s = await stat(full);
+        isDir = s.isDirectory();
+        isFile = s.isFile();
+      } catch {
+        continue; // dangling link
+      }
+    }
+    if (isFile) out.push(full);
+    else if (isDir && depth + 1 < MAX_DEPTH) out.push(...(await listFiles(full, depth + 1)));
+  }
+  if (depth > 0) return out;
+  const key = (p: string): string => basename(p).toLowerCase();
+  return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a < b ? -1 : a > b ? 1 : 0));
+}
+
+/** Reads at most `cap` bytes (cut on a character boundary); null when unreadable. */
+async function readCapped(path: string, cap: number): Promise<{ text: string; cut: boolean } | null> {
+  let handle;
+  try {
+    handle = await open(path, 'r');
+    const size = (await handle.stat()).size;
+    const buffer = Buffer.alloc(Math.min(size, cap + 1));
+    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+    const cut = bytesRead > cap || size > cap;
+    // write() without end() holds back a partial multi-byte character instead of mangling it
+    const text = new StringDecoder('utf8').write(buffer.subarray(0, Math.min(bytesRead, cap)));
+    return { text, cut };
+  } catch {
+    return null;
+  } finally {
+    await handle?.close().catch(() => undefined);
+  }
+}
+
+async function readAll(paths: readonly string[], ctx: RulesContext, cap: number): Promise<RuleFile[]> {
+  const out: RuleFile[] = [];
+  for (const path of paths) {
+    const read = await readCapped(path, cap);
+    if (!read) continue;
+    const content = read.text.trim();
+    if (content.length > 0) out.push({ path, display: displayPath(path, ctx), content, cut: read.cut });
+  }
+  return out;
+}
+
+/** The .roo directories in Roo's order: global first, then the project's (once if they coincide). */
+function rooDirs(ctx: RulesContext): string[] {
+  const dirs = [join(resolve(ctx.homeDir), '.roo')];
+  if (ctx.projectRoot !== null) {
+    const project = join(resolve(ctx.projectRoot), '.roo');
+    if (project !== dirs[0]) dirs.push(project);
+  }
+  return dirs;
+}
+
+/** Rules from `<.roo>/<sub>/` of each .roo dir; else the first non-empty fallback file of the project. */
+async function collect(sub: string, fallbacks: readonly string[], ctx: RulesContext, cap: number): Promise<RuleFile[]> {
+  const paths: string[] = [];
+  for (const dir of rooDirs(ctx)) paths.push(...(await listFiles(join(dir, sub))));
+  const found = await readAll(paths, ctx, cap);
+  if (found.length > 0 || ctx.projectRoot === null) return found;
+  for (const name of fallbacks) {
+    const one = await readAll([join(resolve(ctx.projectRoot), name)], ctx, cap);
+    if (one.length > 0) return one;
+  }
+  return [];
+}
+
+/**
+ * The rules for a mode: its own (rules-<slug>/, .roorules-<slug>, .clinerules-<slug>) and those
+ * for every mode (rules/, .roorules, .clinerules). No file is read past `cap` bytes.
+ */
+export async function loadRules(slug: string, ctx: RulesContext, cap: number): Promise<RuleSets> {
+  const mode = await collect(`rules-${slug}`, [`.roorules-${slug}`, `.clinerules-${slug}`], ctx, cap);
+  const general = await collect('rules', ['.roorules', '.clinerules'], ctx, cap);
+  return { mode, general };
+}
