@@ -12,6 +12,7 @@ import { Lifecycle } from './mcp/lifecycle.js';
 import { McpServer } from './mcp/server.js';
 import { ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } from './config.js';
 import { createLogger, type LogSink } from './log.js';
+import type { Services } from './services.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
@@ -88,19 +89,23 @@ async function serve(argv: string[]): Promise<number> {
   const lifecycle = new Lifecycle();
   const stop = new AbortController();
 
-  // Feature modules load while the first lines are read, so startup is not held up by them.
+  // Feature modules load after the initialize answer (or on first use), so startup stays lean.
   const mcpRef: { server: McpServer | null } = { server: null };
-  const services = import('./services.js').then(async ({ Services }) => {
-    const s = new Services(config, log, {
-      protocolVersion: () => lifecycle.protocolVersion,
-      progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
-      rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
+  const started: { services: Promise<Services> | null } = { services: null };
+  const services = (): Promise<Services> => {
+    started.services ??= import('./services.js').then(async ({ Services }) => {
+      const s = new Services(config, log, {
+        protocolVersion: () => lifecycle.protocolVersion,
+        progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
+        rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
+      });
+      await s.start();
+      s.modes.watch((e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
+      return s;
     });
-    await s.start();
-    s.modes.watch((e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
-    return s;
-  });
-  services.catch((err: unknown) => { log.error('the server could not start its services', err); });
+    started.services.catch((err: unknown) => { log.error('the server could not start its services', err); });
+    return started.services;
+  };
 
   const server = new McpServer({ version: VERSION, services, sink, log });
   mcpRef.server = server;
@@ -128,7 +133,7 @@ async function serve(argv: string[]): Promise<number> {
   await processor.run();
   outgoing.close();
   await Promise.all([reader, writer]);
-  const s = await services.catch(() => null);
+  const s = started.services ? await started.services.catch(() => null) : null;
   await s?.close();
   process.stdin.destroy();
   return 0;

@@ -9,6 +9,8 @@ import { buildSystemPrompt } from './modes/prompt.js';
 import { SessionStore } from './tasks/sessions.js';
 import { readToolSpecs, ToolRegistry } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
+import { modesetTools } from './modesets/tools.js';
+import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
@@ -33,6 +35,7 @@ export class Services {
       configDir: config.paths.global_config_dir,
       globalModesFile: config.paths.global_modes_file,
       modesetsDir: config.modesets.dir,
+      convertDocument: convertLegacyRoles,
     }, log.child('modes'));
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
@@ -58,6 +61,12 @@ export class Services {
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
+    }), modesetTools({
+      projectRoot: () => this.projectRoot,
+      configDir: this.config.paths.global_config_dir,
+      modesetsDir: this.config.modesets.dir,
+      reload: () => this.modes.reload(),
+      log: this.log.child('modesets'),
     })];
     const ipc = this.config.ipc;
     if (ipc.socket_path !== null || (ipc.host !== null && ipc.port !== null)) {

@@ -5,6 +5,7 @@ import type { Catalogue } from '../modes/catalogue.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { checkToolUse } from '../modes/permissions.js';
 import { describeToolGroups } from '../modes/describe.js';
+import { leadsOutside } from '../modes/confine.js';
 import type { SessionStore, SessionView } from '../tasks/sessions.js';
 import type { ToolFamily } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
@@ -140,7 +141,12 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const mode = requireMode(d.catalogue(), s.task.mode_slug);
       const tool = args.tool_name as string;
       const filePath = str(args.file_path);
-      const decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
+      const ctx = d.permissionContext();
+      let decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, ctx);
+      if (decision.allowed && filePath !== undefined && ctx.confineToProjectRoot && ctx.projectRoot !== null
+        && await leadsOutside(filePath, ctx.projectRoot)) {
+        decision = { ...decision, allowed: false, error: 'file', reason: `Path "${filePath}" leads outside the project root ${ctx.projectRoot} through a symbolic link` };
+      }
       const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;

@@ -6,8 +6,8 @@ import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
 import { levelRank, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
 import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
-import { ModeResources } from './resources.js';
-import { getPrompt, listPrompts } from './prompts.js';
+import type { ModeResources } from './resources.js';
+import type { PromptDeps } from './prompts.js';
 import type { Services } from '../services.js';
 
 export const SERVER_NAME = 'roo-modes-server';
@@ -28,7 +28,8 @@ export interface Connection {
 
 export interface McpServerOptions {
   version: string;
-  services: Promise<Services>;
+  /** Starts (once) and returns the feature services; loaded after initialize to keep startup lean. */
+  services: () => Promise<Services>;
   sink: LogSink;
   log: Logger;
 }
@@ -82,19 +83,20 @@ export class McpServer {
   methods(): MethodTable {
     const { services } = this.#o;
     const withServices = (fn: (s: Services, params: Params, ctx: RequestContext) => unknown): RequestHandler =>
-      async (params, ctx) => fn(await services, params, ctx);
+      async (params, ctx) => fn(await services(), params, ctx);
     const resources = async (): Promise<ModeResources> => {
-      const s = await services;
+      const [s, { ModeResources }] = await Promise.all([services(), import('./resources.js')]);
       this.#resources ??= new ModeResources({
         catalogue: () => s.modes.current, systemPrompt: (m) => s.systemPrompt(m),
         pageSize: s.config.server.page_size, protocolVersion: () => this.protocolVersion,
       });
       return this.#resources;
     };
-    const promptDeps = (s: Services): Parameters<typeof listPrompts>[0] => ({
+    const promptDeps = (s: Services): PromptDeps => ({
       catalogue: () => s.modes.current, systemPrompt: (m) => s.systemPrompt(m),
       pageSize: s.config.server.page_size, protocolVersion: () => this.protocolVersion,
     });
+    const prompts = (): Promise<typeof import('./prompts.js')> => import('./prompts.js');
     const requests = new Map<string, RequestHandler>([
       ['initialize', (params) => this.#initialize(params)],
       ['ping', () => ({})],
@@ -106,8 +108,8 @@ export class McpServer {
       ['resources/read', async (p) => (await resources()).read(p)],
       ['resources/subscribe', async (p) => (await resources()).subscribe(p)],
       ['resources/unsubscribe', async (p) => (await resources()).unsubscribe(p)],
-      ['prompts/list', withServices((s, p) => listPrompts(promptDeps(s), p))],
-      ['prompts/get', withServices((s, p) => getPrompt(promptDeps(s), p))],
+      ['prompts/list', withServices(async (s, p) => (await prompts()).listPrompts(promptDeps(s), p))],
+      ['prompts/get', withServices(async (s, p) => (await prompts()).getPrompt(promptDeps(s), p))],
       ['completion/complete', withServices((s, p) => complete(s, p))],
     ]);
     const notifications = new Map<string, NotificationHandler>([
@@ -129,6 +131,8 @@ export class McpServer {
       lc.clientInfo = { ...(typeof name === 'string' ? { name } : {}), ...(typeof version === 'string' ? { version } : {}) };
     }
     lc.state = 'ready';
+    // The answer is queued before this runs; the feature modules load right behind it.
+    setImmediate(() => { this.#o.services().catch(() => { /* logged by the loader */ }); });
     this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
     const capabilities: Record<string, unknown> = {
       tools: {},
@@ -159,7 +163,7 @@ export class McpServer {
   async #askRoots(): Promise<void> {
     const lc = this.#conn.lifecycle;
     if (!isRecord(lc.clientCapabilities.roots)) return;
-    const s = await this.#o.services;
+    const s = await this.#o.services();
     if (s.projectRootConfigured) return;
     try {
       const result = await this.#conn.requestClient('roots/list', undefined, 5000);

@@ -51,6 +51,11 @@ export class ModeRegistry {
     return this.#current;
   }
 
+  /** Reloads after a change this process made itself (e.g. selecting a mode set); listeners hear about it. */
+  async reload(): Promise<void> {
+    await this.#enqueue(true);
+  }
+
   /** Switches to another project (or none) and reloads; listeners hear about the difference. */
   async setProjectRoot(root: string | null): Promise<void> {
     this.#config = { ...this.#config, projectRoot: root };
