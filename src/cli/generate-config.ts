@@ -1,6 +1,7 @@
 // `roo-modes-server generate-config`: prints the complete default configuration. The values are
 // the schema's defaults (src/config.ts reads them), so this output and the schema cannot drift.
-import { defaultConfig } from '../config.js';
+import { fileURLToPath } from 'node:url';
+import { CONFIG_SCHEMA_URL, defaultConfig } from '../config.js';
 
 export async function runGenerateConfig(argv: string[], io: { out(text: string): void; err(text: string): void }): Promise<number> {
   if (argv.includes('--help') || argv.includes('-h')) {
@@ -8,6 +9,6 @@ export async function runGenerateConfig(argv: string[], io: { out(text: string):
     return 0;
   }
   if (argv.length > 0) { io.err(`generate-config: unexpected argument ${JSON.stringify(argv[0])}\n`); return 2; }
-  io.out(`${JSON.stringify({ $schema: './schemas/config.schema.json', ...defaultConfig() }, null, 2)}\n`);
+  io.out(`${JSON.stringify({ $schema: fileURLToPath(CONFIG_SCHEMA_URL), ...defaultConfig() }, null, 2)}\n`);
   return 0;
 }
