@@ -100,7 +100,8 @@ async function serve(argv: string[]): Promise<number> {
         rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
       });
       await s.start();
-      s.modes.watch((e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
+      // Watchers are in place before any request is served, so no edit after an answer is missed.
+      await s.modes.watch((e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
       return s;
     });
     started.services.catch((err: unknown) => { log.error('the server could not start its services', err); });

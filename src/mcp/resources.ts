@@ -70,12 +70,14 @@ export class ModeResources {
     return {};
   }
 
-  /** Subscribed URIs that belong to the given slugs (for notifications/resources/updated). */
-  affected(slugs: readonly string[]): string[] {
+  /** Subscribed URIs whose content changed: the changed slugs' resources, and every system prompt
+   * (a prompt lists the other modes, so any change to the catalogue may change its text). */
+  affected(slugs: readonly string[], listChanged: boolean): string[] {
     const set = new Set(slugs);
+    const anyChange = listChanged || slugs.length > 0;
     return [...this.#subscribed].filter((uri) => {
       const m = URI.exec(uri);
-      return m !== null && set.has(m[1]!);
+      return m !== null && (set.has(m[1]!) || (anyChange && m[2] === '/system_prompt'));
     });
   }
 

@@ -77,7 +77,7 @@ export class McpServer {
       this.#conn.notify('notifications/resources/list_changed');
       this.#conn.notify('notifications/prompts/list_changed');
     }
-    for (const uri of this.#resources?.affected(changedSlugs) ?? []) this.#conn.notify('notifications/resources/updated', { uri });
+    for (const uri of this.#resources?.affected(changedSlugs, listChanged) ?? []) this.#conn.notify('notifications/resources/updated', { uri });
   }
 
   methods(): MethodTable {

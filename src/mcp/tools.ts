@@ -67,7 +67,7 @@ export class ToolRegistry {
     const version = this.#o.protocolVersion();
     let items = this.#listCache.get(version);
     if (!items) {
-      items = [...this.#entries.values()].map(({ spec }) => JSON.stringify(toolForVersion(spec, version)));
+      items = [...this.#entries.values()].map(({ spec }) => JSON.stringify(toolForVersion(spec, version, this.#o.toolErrors)));
       this.#listCache.set(version, items);
     }
     const page = paginate(items, params.cursor, this.#o.pageSize);
@@ -129,13 +129,26 @@ function describeData(data: unknown): string {
   return '';
 }
 
+/** The structuredContent of an isError result when tool failures are results. */
+const ERROR_RESULT_SCHEMA = {
+  type: 'object',
+  properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+  required: ['code', 'message'],
+};
+
 /** Gate revision-specific fields: annotations from 2025-03-26; title and outputSchema from 2025-06-18. */
-function toolForVersion(spec: ToolSpec, version: string): Record<string, unknown> {
+function toolForVersion(spec: ToolSpec, version: string, toolErrors: 'jsonrpc' | 'result'): Record<string, unknown> {
   const tool: Record<string, unknown> = { name: spec.name };
   if (spec.title && atLeast(version, '2025-06-18')) tool.title = spec.title;
   tool.description = spec.description;
   tool.inputSchema = spec.inputSchema;
-  if (spec.outputSchema && atLeast(version, '2025-06-18')) tool.outputSchema = spec.outputSchema;
+  if (spec.outputSchema && atLeast(version, '2025-06-18')) {
+    // Clients validate structuredContent against outputSchema even on isError results, so when
+    // failures are results the schema admits the error object too.
+    tool.outputSchema = toolErrors === 'result'
+      ? { type: 'object', anyOf: [spec.outputSchema, ERROR_RESULT_SCHEMA] }
+      : spec.outputSchema;
+  }
   if (spec.annotations && atLeast(version, '2025-03-26')) tool.annotations = spec.annotations;
   return tool;
 }
