@@ -52,6 +52,9 @@ export interface StartTaskRequest {
 }
 export interface StartTaskOutcome { clientId: string; taskId: string | null; startEvent: string | null; timedOut: boolean }
 
+/** How long a call waits for the very first connection attempt to end. */
+const FIRST_CONTACT_GRACE_MS = 1500;
+
 const ENABLE_HINT = 'Roo Code opens its IPC socket only when VS Code is launched with ROO_CODE_IPC_SOCKET_PATH=<path> ' +
   'in its environment; give this server the same path (ROO_CODE_IPC_SOCKET_PATH or ipc.socket_path).';
 
@@ -89,6 +92,7 @@ export class RooBridge {
   readonly #queues: EventQueues;
   readonly #waiters = new EventWaiters();
   readonly #queries = new Map<QueryKind, SharedQuery>();
+  readonly #firstContactWaiters: (() => void)[] = [];
 
   constructor(options: BridgeOptions) {
     if (!Number.isInteger(options.queueLimit) || options.queueLimit <= 0) throw new TypeError(`queueLimit must be a positive integer, got ${options.queueLimit}`);
@@ -104,11 +108,38 @@ export class RooBridge {
       random: Math.random,
       log: options.log,
       handlers: {
-        onReady: (ack) => options.log.info(`connected to Roo Code (clientId ${ack.clientId}, pid ${ack.pid})`),
+        onReady: (ack) => {
+          options.log.info(`connected to Roo Code (clientId ${ack.clientId}, pid ${ack.pid})`);
+          this.#firstContactDone();
+        },
+        onAttemptFailed: () => this.#firstContactDone(),
         onEvent: (event) => this.#onEvent(event),
         onDown: (reason) => this.#waiters.failAll(() => new ValidationError(`Lost the connection to Roo Code: ${reason}`, this.#errorData())),
       },
     });
+  }
+
+  /**
+   * Resolves once the very first connection attempt has ended (acked or failed), or after a short
+   * grace: a call made while the server is still starting should not fail just because the
+   * socket was not dialled yet. Once any attempt has ended, calls fail at once while disconnected.
+   */
+  firstContact(): Promise<void> {
+    if (!this.#beforeFirstContact()) return Promise.resolve();
+    return new Promise((resolve) => {
+      const timer = setTimeout(resolve, FIRST_CONTACT_GRACE_MS);
+      timer.unref();
+      this.#firstContactWaiters.push(() => { clearTimeout(timer); resolve(); });
+    });
+  }
+
+  #beforeFirstContact(): boolean {
+    const c = this.#conn;
+    return c !== null && c.state !== 'ready' && c.lastError === null && c.connections === 0 && c.reconnectAttempts === 0;
+  }
+
+  #firstContactDone(): void {
+    for (const wake of this.#firstContactWaiters.splice(0)) wake();
   }
 
   get enabled(): boolean { return this.#conn !== null; }
@@ -156,6 +187,7 @@ export class RooBridge {
   /** Sends a Get* command and resolves with its response payload; identical concurrent calls share one wait. */
   async query(kind: QueryKind, signal?: AbortSignal): Promise<unknown> {
     const { command, response } = QUERIES[kind];
+    if (this.#beforeFirstContact()) await this.firstContact();
     this.#requireReady();
     let shared = this.#queries.get(kind);
     if (!shared) {
@@ -194,6 +226,7 @@ export class RooBridge {
 
   /** Starts a task; with waitForStart, also waits (up to the query timeout) for Roo to announce it. */
   async startTask(req: StartTaskRequest, signal?: AbortSignal): Promise<StartTaskOutcome> {
+    if (this.#beforeFirstContact()) await this.firstContact();
     // Roo's schema requires `configuration`; a command without it is dropped silently.
     const data: Record<string, unknown> = { configuration: req.configuration ?? {}, text: req.text };
     if (req.images !== undefined) data.images = req.images;

@@ -19,6 +19,8 @@ export interface ConnectionHandlers {
   onEvent(event: TaskEventData): void;
   /** A ready connection went away; `reason` is the best explanation known. */
   onDown(reason: string): void;
+  /** An attempt ended without an Ack; `lastError` now says why. */
+  onAttemptFailed?(): void;
 }
 
 export interface ConnectionOptions {
@@ -205,7 +207,7 @@ export class RooConnection {
       this.#o.handlers.onDown(reason);
     }
     if (this.#state !== 'waiting') return;
-    if (!needsStat) { this.#scheduleReconnect(); return; }
+    if (!needsStat) { this.#o.handlers.onAttemptFailed?.(); this.#scheduleReconnect(); return; }
     // Linux answers ECONNREFUSED both for a stale socket and for a regular file; a stat tells them apart.
     stat(t.path, (err, st) => {
       if (this.#state !== 'waiting') return;
@@ -213,6 +215,7 @@ export class RooConnection {
         ? `${t.path} is not a socket (it is a ${st.isDirectory() ? 'directory' : 'regular file'}); ` +
           'point the socket path at the one Roo Code creates'
         : reason;
+      this.#o.handlers.onAttemptFailed?.();
       this.#scheduleReconnect();
     });
   }

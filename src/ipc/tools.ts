@@ -42,7 +42,8 @@ function describeEvent(e: RooEvent): string {
 }
 
 function command(bridge: RooBridge, name: TaskCommandName, what: string, data?: (args: Record<string, unknown>) => unknown): ToolHandler {
-  return (args) => {
+  return async (args) => {
+    await bridge.firstContact();
     const clientId = bridge.send(name, data?.(args));
     return { text: `Sent ${name} to Roo Code (${what}). Roo sends no acknowledgement; watch the events for its effect.`, metadata: { sent: true, command: name, clientId } };
   };

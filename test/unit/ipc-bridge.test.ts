@@ -314,3 +314,25 @@ test('close() fails pending waits and stops reconnecting', async (t) => {
   assert.equal(bridge.status().state, 'closed');
   await waitUntil(() => fake.connectionCount === 0, 'the peer sees the connection close');
 });
+
+test('a query made while the first connection is still being dialled waits for it instead of failing', async (t) => {
+  const path = join(tempDir(t), 'roo.sock');
+  const fake = new FakeRoo({ path });
+  await fake.listen();
+  const bridge = new RooBridge({ socketPath: path, host: null, port: null, queueLimit: 10, queryTimeoutMs: 5000, log: recordingLogger() });
+  t.after(async () => { await bridge.close(); await fake.close(); });
+  bridge.start();
+  assert.equal(bridge.ready, false);
+  const modes = await bridge.query('modes');
+  assert.ok(Array.isArray(modes));
+});
+
+test('after the first attempt failed, calls fail at once', async (t) => {
+  const path = join(tempDir(t), 'missing.sock');
+  const bridge = new RooBridge({ socketPath: path, host: null, port: null, queueLimit: 10, queryTimeoutMs: 5000, log: recordingLogger() });
+  t.after(() => bridge.close());
+  bridge.start();
+  await bridge.firstContact();
+  assert.match(bridge.status().lastError ?? '', /ENOENT|does not exist|no such/i);
+  await assert.rejects(bridge.query('modes'), ValidationError);
+});
