@@ -29,6 +29,7 @@ Usage:
   roo-modes-server call <tool|method> ...   call a tool on this (or another) server
   roo-modes-server generate-config          print a complete default config
   roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
+  roo-modes-server demo                     run the seed workflow against this server
 
 Serve options:
   --config FILE             JSON config file (see schemas/config.schema.json)
@@ -59,6 +60,7 @@ async function main(argv: string[]): Promise<number> {
     case 'validate': return (await import('./cli/validate.js')).runValidate(rest, io);
     case 'call': return (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self });
     case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
+    case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
     case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
     case 'help': io.out(USAGE); return 0;
     case 'serve': return serve(rest);

@@ -124,7 +124,7 @@ function locate(client: ClientName, o: Options, io: AddToMcpConfigIo, projectDir
   const appData =
     platform === 'win32' ? io.env.APPDATA ?? path.join(home, 'AppData', 'Roaming')
     : platform === 'darwin' ? path.join(home, 'Library', 'Application Support')
-    : io.env.XDG_CONFIG_HOME ?? path.join(home, '.config');
+    : (io.env.XDG_CONFIG_HOME || path.join(home, '.config'));
   const places: Places = { home, appData, project: projectDir, join: (...parts) => path.join(...parts) };
   const spec = CLIENTS[client];
   return o.global || spec.project === undefined ? spec.global(places) : spec.project(places);

@@ -1,0 +1,402 @@
+#!/usr/bin/env node
+// Writes docs/api.md from the sources of truth: schemas/tools/*.json, the built error table and
+// revisions (dist/), and what the built server itself lists (resource templates, prompts).
+// It never edits a schema or the source; `--check` only reads and compares.
+//
+// Usage (after `npm run build`):
+//   node docs/gen-api.mjs                  rewrite docs/api.md
+//   node docs/gen-api.mjs --check          exit 1 with a diff summary when docs/api.md is stale
+//   node docs/gen-api.mjs --check --file F compare F instead (used by the drift test)
+//   node docs/gen-api.mjs --stdout         print the document instead of writing it
+
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const REPO = fileURLToPath(new URL('..', import.meta.url));
+const SCHEMA_DIR = join(REPO, 'schemas', 'tools');
+const DIST = join(REPO, 'dist');
+const TARGET = join(REPO, 'docs', 'api.md');
+
+// ---- hand-kept facts, each checked against the source below ----------------------------------
+
+/** What each error code means to a caller. Keys must equal ERROR_CODES in src/rpc/errors.ts. */
+const CODE_MEANING = {
+  PARSE_ERROR: 'The line is not valid JSON. The answer has `id: null`.',
+  INVALID_REQUEST: 'Valid JSON that is not a JSON-RPC request or notification; a line over `server.max_message_bytes`; a second `initialize`; an empty or misplaced batch; a request before `initialize` under `--strict`.',
+  METHOD_NOT_FOUND: 'No such method.',
+  INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name; a bad pagination cursor.',
+  INTERNAL_ERROR: 'A bug in the server. The message stays bland; the detail and stack go to stderr with the request id.',
+  MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
+  TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence).',
+  SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
+  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
+  TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
+  FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
+};
+
+/** Errors every tool can return, whatever it does. */
+const COMMON_TOOL_ERRORS = [
+  ['INVALID_PARAMS', 'the tool name is unknown, or `arguments` is not an object'],
+  ['VALIDATION_ERROR', 'the arguments break the input schema (missing, mistyped, too long, unknown keys)'],
+];
+
+const SESSION_GONE = [
+  ['TASK_NOT_FOUND', '`session_id` is unknown'],
+  ['SESSION_EXPIRED', 'the session timed out'],
+];
+const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
+const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
+
+/**
+ * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts,
+ * src/modesets/tools.ts, src/ipc/tools.ts). The order of this table is the order of the document,
+ * and it must name every file in schemas/tools/.
+ */
+const TOOL_ERRORS = {
+  list_modes: [],
+  get_mode_info: [['MODE_NOT_FOUND', '`mode_slug` names no mode']],
+  create_task: [
+    ['MODE_NOT_FOUND', '`mode_slug` names no mode'],
+    ['TASK_NOT_FOUND', '`parent_session_id` is unknown'],
+    ['SESSION_EXPIRED', 'the parent session timed out'],
+    ['VALIDATION_ERROR', 'the parent task is no longer active'],
+  ],
+  validate_tool_use: [
+    ...SESSION_GONE,
+    ['MODE_NOT_FOUND', 'the task\'s mode is no longer defined'],
+    ['TOOL_RESTRICTION_ERROR', '`enforce` is true and the mode may not use the tool'],
+    ['FILE_RESTRICTION_ERROR', '`enforce` is true and the file is refused'],
+  ],
+  switch_mode: [
+    ...SESSION_GONE,
+    ['MODE_NOT_FOUND', '`new_mode_slug` names no mode'],
+    ['VALIDATION_ERROR', 'the task is no longer active'],
+  ],
+  get_task_info: [...SESSION_GONE],
+  complete_task: [...SESSION_GONE, ['VALIDATION_ERROR', 'the task was already finished']],
+  orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
+  orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],
+  orchestrator_mode_create: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set already exists, the template is missing or unreadable, or a custom role is malformed']],
+  orchestrator_mode_select: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set is missing (and no template of that name), or invalid while `validate_first` is true']],
+  orchestrator_mode_backup: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'another process holds the mode-set lock, or no free backup name']],
+  orchestrator_mode_restore: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no backup of that name, or the backup is damaged']],
+  roo_ipc_status: [],
+  roo_ipc_start_task: [IPC_NOT_READY, ['VALIDATION_ERROR', 'the connection dropped or the call was cancelled while waiting']],
+  roo_ipc_send_message: [IPC_NOT_READY, ['VALIDATION_ERROR', 'neither `text` nor `images` was given']],
+  roo_ipc_cancel_task: [IPC_NOT_READY],
+  roo_ipc_close_task: [IPC_NOT_READY],
+  roo_ipc_resume_task: [IPC_NOT_READY],
+  roo_ipc_delete_queued_message: [IPC_NOT_READY],
+  roo_ipc_get_modes: [IPC_NOT_READY, ['VALIDATION_ERROR', 'Roo did not answer within `ipc.query_timeout_ms`, or the call was cancelled']],
+  roo_ipc_get_commands: [IPC_NOT_READY, ['VALIDATION_ERROR', 'Roo did not answer within `ipc.query_timeout_ms`, or the call was cancelled']],
+  roo_ipc_get_models: [IPC_NOT_READY, ['VALIDATION_ERROR', 'Roo did not answer within `ipc.query_timeout_ms`, or the call was cancelled']],
+  roo_ipc_poll_ai_messages: [],
+  roo_ipc_poll_other_events: [],
+};
+
+/**
+ * Descriptions for result fields whose outputSchema gives none (the mode and task tools). A schema
+ * description, when one is added, wins; a note for a field the schema lacks is an error.
+ */
+const FIELD_NOTES = {
+  list_modes: {
+    count: 'Number of modes returned.', source: 'The `source` filter applied.', modes: 'The modes, in catalogue order.',
+    'modes[].groups': 'Enabled tool groups; a restricted group shows its pattern, e.g. `edit (\\.md$)`.',
+    'modes[].source': 'Where the mode comes from; a project mode overrides a global one, which overrides a built-in one.',
+  },
+  get_mode_info: {
+    file: 'File the mode was read from (not for built-in modes).',
+    tool_groups: 'Each of the six groups (`read`, `edit`, `browser`, `command`, `mcp`, `modes`) → `{enabled, file_regex?, description?}`.',
+    system_prompt: 'Only with `include_system_prompt: true`.',
+  },
+  create_task: {
+    session_id: 'Pass it to the other task tools (`ses_` + 24 hex digits).', task_id: 'The task\'s own id.',
+    parent_session_id: 'Echoed for a subtask.', parent_task_id: 'The parent\'s task id, for a subtask.', created_at: 'ISO 8601 time.',
+  },
+  validate_tool_use: {
+    allowed: 'The verdict.', mode: 'Slug of the task\'s current mode.', group: 'The tool\'s group; null for always-available tools and unknown names.',
+    reason: 'One sentence explaining the verdict.', restriction: 'The group\'s `{fileRegex, description}` when a file pattern decided.',
+    error: '`TOOL_RESTRICTION_ERROR` or `FILE_RESTRICTION_ERROR` when refused.',
+  },
+  switch_mode: { old_mode: 'Slug before the switch.', new_mode: 'Slug after it.', tool_groups: 'The groups of the new mode, as in `get_mode_info`.' },
+  get_task_info: {
+    created_at: 'When the session was created.', last_accessed: 'Last use of the session (expiry counts from here).',
+    task: '`task_id`, `mode_slug`, `state` (`active`, `completed`, `failed`, `cancelled`), `created_at`, `completed_at?`, `parent_task_id?`, `child_task_ids`, `messages`, `mode_history`, `metadata`.',
+    hierarchy: 'Only with `include_hierarchy: true`: `{parent?, children}`, each `{session_id, task_id, mode_slug, state}`.',
+  },
+  complete_task: {
+    status: 'The state the task ended in.', completed_at: 'ISO 8601 time.',
+    active_children: 'Subtasks still active (not cancelled without `cascade`).', cancelled_children: 'Subtasks cancelled by `cascade: true`.',
+  },
+};
+
+/** Tool families by name prefix: heading and a note on when the family is listed. */
+const FAMILIES = [
+  { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic.' },
+  { prefix: 'roo_ipc_', title: 'Roo Code IPC tools', note: 'Listed only when an IPC target is configured (`ipc.socket_path` / `ROO_CODE_IPC_SOCKET_PATH`, or `ipc.host` + `ipc.port`). See [ipc.md](ipc.md).' },
+  { prefix: '', title: 'Mode and task tools', note: 'Always listed. Sessions live in memory unless `sessions.persistence.enabled` is true.' },
+];
+
+/** Notifications the server sends. Each method must occur in the built server code. */
+const NOTIFICATIONS = [
+  ['notifications/message', 'After the client called `logging/setLevel`: each log record at or above that level (`level`, `logger`, `data`). Roo IPC events are also sent here at level `info`.'],
+  ['notifications/progress', 'Only for a request that carried `_meta.progressToken`; `message` from 2025-03-26 on.'],
+  ['notifications/resources/list_changed', 'A watched mode file changed (global modes file, `.roomodes`, the active mode set).'],
+  ['notifications/prompts/list_changed', 'Same moments as `resources/list_changed`: prompts are one per mode.'],
+  ['notifications/resources/updated', 'A subscribed `mode://` URI belongs to a mode that changed (`params.uri`).'],
+  ['notifications/roo/event', 'With the IPC bridge on and `ipc.push_notifications` true: every event Roo Code sends (`eventName`, `payload`, `taskId?`).'],
+  ['notifications/cancelled', 'The server gave up waiting for its own request to the client (`roots/list`, after 5 s).'],
+];
+
+// ---- sources ------------------------------------------------------------------------------------
+
+function readSchemas() {
+  return readdirSync(SCHEMA_DIR).filter((f) => f.endsWith('.json')).sort()
+    .map((f) => JSON.parse(readFileSync(join(SCHEMA_DIR, f), 'utf8')));
+}
+
+async function loadBuilt() {
+  const need = ['rpc/errors.js', 'mcp/lifecycle.js', 'client/index.js', 'main.js'];
+  for (const f of need) {
+    if (!existsSync(join(DIST, f))) throw new Error(`dist/${f} is missing: run "npm run build" first`);
+  }
+  const errors = await import(new URL('../dist/rpc/errors.js', import.meta.url).href);
+  const lifecycle = await import(new URL('../dist/mcp/lifecycle.js', import.meta.url).href);
+  const client = await import(new URL('../dist/client/index.js', import.meta.url).href);
+  const code = ['mcp/server.js', 'pipeline/processor.js'].map((f) => readFileSync(join(DIST, f), 'utf8')).join('\n');
+  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, connectStdio: client.connectStdio, serverCode: code };
+}
+
+/** Asks the built server (built-in modes only: empty project and config dir) what it lists. */
+async function askServer(connectStdio) {
+  const home = mkdtempSync(join(tmpdir(), 'gen-api-'));
+  const env = { ...process.env, HOME: home };
+  for (const k of Object.keys(env)) if (k.startsWith('ROO_')) delete env[k];
+  const client = await connectStdio({
+    command: process.execPath,
+    args: [join(DIST, 'main.js'), '--project-root', home, '--config-dir', join(home, '.roo-code'), '--log-level', 'error'],
+    env, cwd: home, connectTimeoutMs: 20000, requestTimeoutMs: 20000,
+  });
+  try {
+    return {
+      capabilities: client.serverCapabilities,
+      templates: await client.listResourceTemplates(),
+      prompts: await client.listPrompts(),
+    };
+  } finally {
+    await client.close();
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+// ---- markdown helpers ---------------------------------------------------------------------------
+
+const cell = (text) => String(text).replace(/\r?\n/g, ' ').replace(/\|/g, '\\|').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/\*/g, '\\*');
+const code = (text) => `\`${String(text).replace(/\|/g, '\\|')}\``;
+const table = (head, rows) => [
+  `| ${head.join(' | ')} |`,
+  `|${head.map(() => '---').join('|')}|`,
+  ...rows.map((r) => `| ${r.join(' | ')} |`),
+].join('\n');
+
+/** A short type description for a schema node: type, enum, const, bounds. */
+function typeOf(s) {
+  if (!s || typeof s !== 'object') return 'any';
+  if (Array.isArray(s.enum)) return s.enum.map((v) => code(JSON.stringify(v))).join(' \\| ');
+  if ('const' in s) return code(JSON.stringify(s.const));
+  if (Array.isArray(s.anyOf)) return s.anyOf.map(typeOf).join(' \\| ');
+  let t = Array.isArray(s.type) ? s.type.join(' \\| ') : (s.type ?? 'any');
+  if (s.type === 'array' && s.items && typeof s.items === 'object' && s.items.type) t = `${s.items.type}[]`;
+  const bounds = [];
+  const range = (lo, hi) => (lo !== undefined && hi !== undefined ? `${lo}–${hi}` : lo !== undefined ? `≥ ${lo}` : `≤ ${hi}`);
+  if (s.minLength !== undefined || s.maxLength !== undefined) bounds.push(`length ${range(s.minLength, s.maxLength)}`);
+  if (s.minimum !== undefined || s.maximum !== undefined) bounds.push(range(s.minimum, s.maximum));
+  if (s.maxItems !== undefined) bounds.push(`≤ ${s.maxItems} items`);
+  return bounds.length ? `${t} (${bounds.join(', ')})` : t;
+}
+
+/** Rows for an object schema, descending one level into object properties and arrays of objects. */
+function propertyRows(schema, prefix = '', depth = 0) {
+  const props = schema && typeof schema.properties === 'object' ? schema.properties : {};
+  const required = new Set(Array.isArray(schema?.required) ? schema.required : []);
+  const rows = [];
+  for (const [name, sub] of Object.entries(props)) {
+    rows.push({ name: `${prefix}${name}`, sub, required: required.has(name) });
+    if (depth >= 1) continue;
+    if (sub.type === 'object' && sub.properties && Object.keys(sub.properties).length) rows.push(...propertyRows(sub, `${prefix}${name}.`, depth + 1));
+    const items = sub.items;
+    if (sub.type === 'array' && items && items.type === 'object' && items.properties) rows.push(...propertyRows(items, `${prefix}${name}[].`, depth + 1));
+  }
+  return rows;
+}
+
+const hints = (a = {}) => {
+  const out = [];
+  if (a.readOnlyHint === true) out.push('read-only');
+  if (a.destructiveHint === true) out.push('destructive');
+  if (a.idempotentHint === true) out.push('idempotent');
+  if (a.openWorldHint === true) out.push('talks to an outside program');
+  return out.length ? out.join(', ') : 'changes state';
+};
+
+// ---- document -----------------------------------------------------------------------------------
+
+function toolSection(spec, ERROR_CODES) {
+  const out = [`#### ${code(spec.name)}${spec.title ? ` — ${spec.title}` : ''}`, '', spec.description, '', `Hints: ${hints(spec.annotations)}.`, ''];
+  const inputs = propertyRows(spec.inputSchema);
+  out.push('**Arguments**', '');
+  if (inputs.length === 0) out.push('None.');
+  else {
+    out.push(table(['name', 'type', 'required', 'default', 'description'], inputs.map((r) => [
+      code(r.name), typeOf(r.sub), r.required ? 'yes' : 'no',
+      'default' in r.sub ? code(JSON.stringify(r.sub.default)) : '', cell(r.sub.description ?? ''),
+    ])));
+  }
+  out.push('');
+  const outputs = propertyRows(spec.outputSchema ?? {});
+  out.push('**Result** (`metadata`, and `structuredContent` from 2025-06-18)', '');
+  if (outputs.length === 0) out.push('An object; see the text report.');
+  else {
+    out.push(table(['field', 'type', 'always', 'description'], outputs.map((r) => [
+      code(r.name), typeOf(r.sub), r.required ? 'yes' : '', r.sub.description !== undefined ? cell(r.sub.description) : (FIELD_NOTES[spec.name]?.[r.name] ?? ''),
+    ])));
+  }
+  out.push('');
+  const errs = [...COMMON_TOOL_ERRORS, ...TOOL_ERRORS[spec.name]];
+  out.push('**Errors**', '');
+  out.push(table(['code', 'name', 'when'], errs.map(([name, when]) => [code(ERROR_CODES[name]), name, when])));
+  out.push('');
+  return out.join('\n');
+}
+
+function checkTables(specs, built) {
+  const problems = [];
+  const names = new Set(specs.map((s) => s.name));
+  for (const n of names) if (!(n in TOOL_ERRORS)) problems.push(`schemas/tools/${n}.json has no entry in TOOL_ERRORS`);
+  for (const n of Object.keys(TOOL_ERRORS)) if (!names.has(n)) problems.push(`TOOL_ERRORS names ${n}, which has no schema`);
+  const codeNames = Object.keys(built.ERROR_CODES);
+  for (const n of codeNames) if (!(n in CODE_MEANING)) problems.push(`error ${n} has no meaning in CODE_MEANING`);
+  for (const n of Object.keys(CODE_MEANING)) if (!codeNames.includes(n)) problems.push(`CODE_MEANING names ${n}, not in ERROR_CODES`);
+  for (const list of Object.values(TOOL_ERRORS)) for (const [n] of list) if (!codeNames.includes(n)) problems.push(`TOOL_ERRORS uses unknown code ${n}`);
+  for (const [tool, notes] of Object.entries(FIELD_NOTES)) {
+    const spec = specs.find((s) => s.name === tool);
+    const fields = new Set(spec ? propertyRows(spec.outputSchema ?? {}).map((r) => r.name) : []);
+    for (const f of Object.keys(notes)) if (!fields.has(f)) problems.push(`FIELD_NOTES.${tool} names ${f}, which its outputSchema lacks`);
+  }
+  for (const [method] of NOTIFICATIONS) if (!built.serverCode.includes(`'${method}'`)) problems.push(`the built server never sends ${method}`);
+  if (problems.length) throw new Error(`docs/gen-api.mjs tables disagree with the source:\n  ${problems.join('\n  ')}`);
+}
+
+export async function generateApiDoc() {
+  const specs = readSchemas();
+  const built = await loadBuilt();
+  checkTables(specs, built);
+  const served = await askServer(built.connectStdio);
+  const { ERROR_CODES, PROTOCOL_VERSIONS } = built;
+  const order = Object.keys(TOOL_ERRORS);
+  const byName = new Map(specs.map((s) => [s.name, s]));
+  const familyOf = (name) => FAMILIES.find((f) => name.startsWith(f.prefix));
+  const groups = ['', 'orchestrator_mode_', 'roo_ipc_'].map((p) => FAMILIES.find((f) => f.prefix === p))
+    .map((f) => ({ ...f, tools: order.filter((n) => familyOf(n) === f).map((n) => byName.get(n)) }));
+
+  const doc = [];
+  doc.push('# roo-modes-server API reference', '');
+  doc.push('<!-- Generated by docs/gen-api.mjs from schemas/tools/*.json, src/rpc/errors.ts and the built server. Do not edit by hand: run `npm run build && node docs/gen-api.mjs`. -->', '');
+  doc.push(`The server speaks MCP over stdio, one JSON-RPC 2.0 message per line. Protocol revisions: ${PROTOCOL_VERSIONS.map(code).join(', ')}; a supported requested revision is echoed, anything else gets ${code(PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1])}.`, '');
+  doc.push(`Capabilities declared by \`initialize\`: ${Object.entries(served.capabilities).map(([k, v]) => `${code(k)} ${code(JSON.stringify(v))}`).join(', ')} (\`completions\` from 2025-03-26 on).`, '');
+  doc.push('## Contents', '');
+  for (const g of groups) {
+    doc.push(`- ${g.title}: ${g.tools.map((t) => `[${t.name}](#${t.name})`).join(', ')}`);
+  }
+  doc.push('- [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
+
+  doc.push('## Tools', '');
+  doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '');
+  doc.push('With `server.tool_errors: "result"` a tool failure is not a JSON-RPC error but a result with `isError: true`, whose `structuredContent` (and `metadata.error`) holds the same `{code, message, data}`.', '');
+  for (const g of groups) {
+    doc.push(`### ${g.title}`, '', g.note, '');
+    for (const spec of g.tools) {
+      doc.push(`<a id="${spec.name}"></a>`, '');
+      doc.push(toolSection(spec, ERROR_CODES));
+    }
+  }
+
+  doc.push('## Resources', '');
+  doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
+  doc.push(table(['URI template', 'name', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), cell(t.name), code(t.mimeType), cell(t.description ?? '')])));
+  doc.push('');
+  doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the six groups with `enabled` and, where restricted, `file_regex`). `mode://{slug}/config` holds the mode in Roo Code\'s own shape (`groups` as Roo writes them). `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read.', '');
+  doc.push(table(['code', 'when'], [
+    [code(ERROR_CODES.VALIDATION_ERROR), 'the URI is not one of the three forms'],
+    [code(ERROR_CODES.MODE_NOT_FOUND), 'the slug names no mode'],
+  ]));
+  doc.push('');
+
+  doc.push('## Prompts', '');
+  doc.push('One prompt per mode, named by its slug. `prompts/get` returns the mode\'s system prompt as a user message, followed by the `task` argument as a second user message when given. An unknown name is answered with ' + code(ERROR_CODES.INVALID_PARAMS) + ' listing the available names.', '');
+  doc.push('With only the built-in modes:', '');
+  doc.push(table(['name', 'argument', 'description'], served.prompts.map((p) => [
+    code(p.name), (p.arguments ?? []).map((a) => `${code(a.name)}${a.required ? '' : ' (optional)'}`).join(', '), cell(p.description ?? ''),
+  ])));
+  doc.push('');
+
+  doc.push('## Completions', '');
+  doc.push('`completion/complete` (2025-03-26 and later) completes the `{slug}` variable of the resource templates with the slugs in force that start with the typed prefix; anything else gets an empty list.', '');
+
+  doc.push('## Notifications', '');
+  doc.push('Notifications the server sends (it never answers a notification):', '');
+  doc.push(table(['method', 'when'], NOTIFICATIONS.map(([m, w]) => [code(m), w])));
+  doc.push('');
+  doc.push('The server asks the client one thing: `roots/list`, after `notifications/initialized`, when no project root was configured and the client declared `roots`. The first `file://` root becomes the project root.', '');
+
+  doc.push('## Error codes', '');
+  doc.push('An error\'s `data` is a string, or an object with a `message` and precise fields (JSON path, available slugs, file and line).', '');
+  doc.push(table(['code', 'name', 'meaning'], Object.entries(ERROR_CODES).map(([name, value]) => [code(value), name, CODE_MEANING[name]])));
+  doc.push('');
+  return doc.join('\n');
+}
+
+// ---- command line -------------------------------------------------------------------------------
+
+function diffSummary(expected, actual) {
+  const a = expected.split('\n');
+  const b = actual.split('\n');
+  const lines = [];
+  let count = 0;
+  for (let i = 0; i < Math.max(a.length, b.length); i++) {
+    if (a[i] === b[i]) continue;
+    count++;
+    if (lines.length < 10) {
+      lines.push(`  line ${i + 1}:`);
+      lines.push(`    expected: ${a[i] === undefined ? '(end of file)' : a[i].slice(0, 160)}`);
+      lines.push(`    found:    ${b[i] === undefined ? '(end of file)' : b[i].slice(0, 160)}`);
+    }
+  }
+  return `${count} line(s) differ (expected ${a.length} lines, found ${b.length}); first differences:\n${lines.join('\n')}`;
+}
+
+async function main(argv) {
+  const check = argv.includes('--check');
+  const toStdout = argv.includes('--stdout');
+  const fileAt = argv.indexOf('--file');
+  const file = fileAt >= 0 ? argv[fileAt + 1] : TARGET;
+  if (!file) { process.stderr.write('gen-api: --file needs a path\n'); return 2; }
+  const doc = await generateApiDoc();
+  if (toStdout) { process.stdout.write(doc); return 0; }
+  if (!check) { writeFileSync(file, doc); process.stderr.write(`gen-api: wrote ${file}\n`); return 0; }
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
+  if (current === doc) { process.stderr.write(`gen-api: ${file} is up to date\n`); return 0; }
+  process.stderr.write(current === null
+    ? `gen-api: ${file} does not exist; run "node docs/gen-api.mjs"\n`
+    : `gen-api: ${file} is stale; run "node docs/gen-api.mjs" to regenerate it.\n${diffSummary(doc, current)}\n`);
+  return 1;
+}
+
+if (process.argv[1] && fileURLToPath(import.meta.url) === process.argv[1]) {
+  main(process.argv.slice(2)).then((code) => { process.exitCode = code; }, (err) => {
+    process.stderr.write(`gen-api: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+  });
+}
