@@ -123,11 +123,8 @@ async function serve(argv: string[]): Promise<number> {
 
   // A closed stdout (EPIPE) means the client is gone: stop quietly.
   process.stdout.on('error', () => { stop.abort(); });
-  const onSignal = (): void => {
-    stop.abort();
-    // In-flight work gets a moment to finish; then it is told to stop.
-    setTimeout(() => processor.abortAll(), 1000).unref();
-  };
+  // A signal ends the input like EOF does; the processor then drains with a short grace.
+  const onSignal = (): void => { stop.abort(); };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 

@@ -197,7 +197,7 @@ export class RooBridge {
         timeoutMs: this.#o.queryTimeoutMs,
         onTimeout: () => new ValidationError(
           `Roo Code did not answer ${command} within ${this.#o.queryTimeoutMs} ms (extensions older than v3.48.0 ignore it)`,
-          this.#errorData()),
+          this.#errorData(`Roo Code is connected but sent no ${response} within ${this.#o.queryTimeoutMs} ms; it answers ${command} from v3.48.0 on.`)),
         onAbort: () => new ValidationError(`${command} was cancelled`),
       });
       const entry: SharedQuery = { promise, controller, users: 0, settled: false };
@@ -300,10 +300,10 @@ export class RooBridge {
     return new ValidationError(`Not connected to Roo Code at ${this.#conn.where}: ${why}. ${ENABLE_HINT}`, this.#errorData());
   }
 
-  #errorData(): Record<string, unknown> {
+  #errorData(message?: string): Record<string, unknown> {
     const c = this.#conn;
     return {
-      message: `${c?.lastError ?? 'The connection is not ready'}. ${ENABLE_HINT} The bridge keeps retrying in the background.`,
+      message: message ?? `${c?.lastError ?? 'The connection is not ready'}. ${ENABLE_HINT} The bridge keeps retrying in the background.`,
       target: c?.where ?? null,
       state: c?.state ?? 'disabled',
       last_error: c?.lastError ?? null,

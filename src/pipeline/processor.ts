@@ -23,6 +23,8 @@ export interface ProcessorOptions {
   strict: boolean;
   maxInFlight: number;
   log: Logger;
+  /** After input ends, how long in-flight handlers may run before their signals abort (default 1000 ms). */
+  shutdownGraceMs?: number;
 }
 
 /*
@@ -61,7 +63,11 @@ export class Processor {
       await this.#handle(item);
     }
     this.#o.lifecycle.state = 'closing';
+    // Input ended: in-flight work gets a short grace, then is told to stop, so the server exits
+    // promptly even when a handler waits on something slow (e.g. an unanswered Roo query).
+    const grace = setTimeout(() => this.abortAll(), this.#o.shutdownGraceMs ?? 1000);
     await Promise.all(this.#running);
+    clearTimeout(grace);
     for (const wait of this.#clientWaits.values()) wait.reject(new Error('connection closed'));
     this.#clientWaits.clear();
   }
