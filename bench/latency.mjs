@@ -1,0 +1,44 @@
+// Latency: sequential get_mode_info calls (the next is sent when the answer arrived), round trip
+// per call; p50 and p99 per round, median over rounds, ours against the floor, alternating.
+import { join } from 'node:path';
+import { Peer, alternate, median, now, percentile, round, row, tempDir } from './lib.mjs';
+
+const SLUGS = ['code', 'architect', 'ask', 'debug', 'orchestrator'];
+
+export async function latency({ rounds, calls }) {
+  const t = tempDir('latency');
+  const args = ['--config-dir', join(t.dir, 'global-config')];
+  const peers = { ours: Peer.start('ours', { args, cwd: t.dir }), floor: Peer.start('floor', { cwd: t.dir }) };
+  try {
+    await Promise.all([peers.ours.initialize(), peers.floor.initialize()]);
+    const series = async (kind, count) => {
+      const peer = peers[kind];
+      const times = new Array(count);
+      for (let i = 0; i < count; i++) {
+        const t0 = now();
+        const line = await peer.request('tools/call', { name: 'get_mode_info', arguments: { mode_slug: SLUGS[i % SLUGS.length] } });
+        times[i] = now() - t0;
+        if (line.includes('"error":{')) throw new Error(`${kind}: get_mode_info failed: ${line.slice(0, 300)}; stderr: ${peer.stderrTail.slice(-800)}`);
+      }
+      return { p50: percentile(times, 50), p99: percentile(times, 99) };
+    };
+    for (const kind of ['floor', 'ours']) await series(kind, Math.min(calls, 500)); // JIT warm-up
+    const runs = await alternate(rounds, (kind) => series(kind, calls));
+    const pick = (kind, key) => median(runs[kind].map((r) => r[key]));
+    const us = (v) => `${Math.round(v * 1000)} µs`;
+    const out = [];
+    for (const [key, limit] of [['p50', 1.5], ['p99', 2]]) {
+      const ours = pick('ours', key);
+      const floor = pick('floor', key);
+      const ratio = ours / floor;
+      out.push(row(`latency ${key} (${calls.toLocaleString('en')} sequential get_mode_info)`, {
+        ours: us(ours), floor: us(floor), ratio, target: `≤ ${limit.toFixed(2)}× floor`, pass: ratio <= limit,
+        keys: { [`latency_${key}_us`]: Math.round(ours * 1000), [`latency_${key}_floor_us`]: Math.round(floor * 1000), [`latency_${key}_ratio`]: round(ratio) },
+      }));
+    }
+    return out;
+  } finally {
+    await Promise.all([peers.ours.stop(), peers.floor.stop()]);
+    t.cleanup();
+  }
+}

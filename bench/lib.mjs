@@ -1,0 +1,264 @@
+// Shared bench machinery: spawning the real server and the floor over pipes, matching answers by id,
+// statistics, /proc RSS, generated mode files and the result rows. Never imports src/ or dist/.
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { performance } from 'node:perf_hooks';
+
+export const REPO = fileURLToPath(new URL('..', import.meta.url));
+/** The server under test; BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
+export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', 'main.js');
+export const FLOOR_MAIN = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
+export const PROTOCOL = '2025-11-25';
+export const now = () => performance.now();
+
+const ID_PREFIX = '{"jsonrpc":"2.0","id":';
+
+/** The environment for children: the caller's, minus the server's own variables (they would change what is measured). */
+function childEnv() {
+  const env = { ...process.env };
+  for (const key of Object.keys(env)) if (key.startsWith('ROO_')) delete env[key];
+  return env;
+}
+
+/**
+ * One spawned peer (our server or the floor) and the client end of its pipes. Answers are matched
+ * by id without parsing the whole line: both peers write `{"jsonrpc":"2.0","id":…` first, and the
+ * key after the id says result or error. Lines are only parsed when a caller asks for the result.
+ */
+export class Peer {
+  constructor(kind, child) {
+    this.kind = kind;
+    this.child = child;
+    this.pid = child.pid;
+    this.nextId = 1;
+    this.pending = new Map();
+    this.burst = null;
+    this.stderrTail = '';
+    this.pieces = [];
+    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    child.stdout.setEncoding('utf8');
+    child.stdout.on('data', (chunk) => this.#onData(chunk));
+    child.stderr.setEncoding('utf8');
+    child.stderr.on('data', (chunk) => { this.stderrTail = (this.stderrTail + chunk).slice(-4000); });
+    child.stdin.on('error', () => { /* the peer went away; exited says why */ });
+  }
+
+  /** kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script. */
+  static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [] } = {}) {
+    const script = kind === 'floor' ? FLOOR_MAIN : SERVER_MAIN;
+    // BENCH_SERVER_NODE_ARGS (set by `run.mjs --cpu-prof`) adds node flags to our server only.
+    const extra = kind === 'ours' ? (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
+    const child = spawn(process.execPath, [...extra, ...nodeArgs, script, ...(kind === 'floor' ? [] : args)], {
+      cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    return new Peer(kind, child);
+  }
+
+  // Only the new chunk is searched for newlines; pieces of an unfinished (long) line are joined
+  // once, when it ends, so a multi-megabyte answer costs linear time here too.
+  #onData(chunk) {
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
+      const piece = chunk.slice(start, nl);
+      if (this.pieces.length > 0) {
+        this.pieces.push(piece);
+        this.#onLine(this.pieces.join(''));
+        this.pieces = [];
+      } else this.#onLine(piece);
+      start = nl + 1;
+    }
+    if (start < chunk.length) this.pieces.push(chunk.slice(start));
+  }
+
+  #onLine(line) {
+    if (!line.startsWith(ID_PREFIX)) return; // notifications (none are asked for) or noise
+    const end = line.indexOf(',', ID_PREFIX.length);
+    const id = Number(line.slice(ID_PREFIX.length, end));
+    const isError = line.startsWith('"error"', end + 1);
+    if (this.burst !== null) {
+      const b = this.burst;
+      b.left--;
+      if (isError) { b.errors++; b.firstError ??= line.slice(0, 300); }
+      if (b.left === 0) { this.burst = null; b.resolve(now()); }
+      return;
+    }
+    const waiter = this.pending.get(id);
+    if (waiter) { this.pending.delete(id); waiter(line); }
+  }
+
+  /** Sends one request; resolves with the raw answer line. */
+  request(method, params) {
+    const id = this.nextId++;
+    return new Promise((resolve) => {
+      this.pending.set(id, resolve);
+      this.child.stdin.write(`{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(params ?? {})}}\n`);
+    });
+  }
+
+  /** Sends one request and returns its parsed result; an error answer throws. */
+  async call(method, params) {
+    const msg = JSON.parse(await this.request(method, params));
+    if (msg.error) throw new Error(`${this.kind}: ${method} answered ${msg.error.code} ${msg.error.message}${this.stderrTail ? `; its stderr ends: ${this.stderrTail.slice(-800)}` : ''}`);
+    return msg.result;
+  }
+
+  tool(name, args) { return this.call('tools/call', { name, arguments: args }); }
+
+  notify(method, params) {
+    this.child.stdin.write(`{"jsonrpc":"2.0","method":${JSON.stringify(method)}${params ? `,"params":${JSON.stringify(params)}` : ''}}\n`);
+  }
+
+  async initialize() {
+    const result = await this.call('initialize', { protocolVersion: PROTOCOL, capabilities: {}, clientInfo: { name: 'bench', version: '1' } });
+    this.notify('notifications/initialized');
+    return result;
+  }
+
+  /** Numbers `count` request lines from `make(i, id)` (which returns `{method, params}`) into one text. */
+  lines(count, make) {
+    const parts = new Array(count);
+    for (let i = 0; i < count; i++) {
+      const id = this.nextId++;
+      const { method, params } = make(i);
+      parts[i] = `{"jsonrpc":"2.0","id":${id},"method":${JSON.stringify(method)},"params":${JSON.stringify(params)}}\n`;
+    }
+    return { text: parts.join(''), count };
+  }
+
+  /** Writes a prepared text of requests at once and waits for every answer: {ms, errors, firstError}. */
+  pipeline({ text, count }) {
+    return new Promise((resolve, reject) => {
+      const t0 = now();
+      this.burst = { left: count, errors: 0, firstError: undefined, resolve: (t1) => resolve({ ms: t1 - t0, errors: b.errors, firstError: b.firstError }) };
+      const b = this.burst;
+      this.exited.then(({ code }) => { if (this.burst === b) reject(new Error(`${this.kind} exited (${code}) during a pipeline: ${this.stderrTail.slice(-500)}`)); });
+      this.child.stdin.write(text);
+    });
+  }
+
+  /** VmRSS of the peer process in bytes (from /proc/<pid>/status). */
+  rss() { return rssOf(this.pid); }
+
+  /** Closes stdin and waits for a clean exit; a peer still running after `ms` is sent SIGTERM. */
+  async stop(ms = 5000) {
+    this.child.stdin.end();
+    const timer = setTimeout(() => { this.child.kill('SIGTERM'); }, ms);
+    const out = await this.exited;
+    clearTimeout(timer);
+    return out;
+  }
+}
+
+export function rssOf(pid) {
+  const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+  const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
+  if (!m) throw new Error(`no VmRSS for pid ${pid}`);
+  return Number(m[1]) * 1024;
+}
+
+// ---- statistics -------------------------------------------------------------------------------
+
+export function median(values) {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  const mid = s.length >> 1;
+  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
+}
+
+/** Nearest-rank percentile (p in 0..100). */
+export function percentile(values, p) {
+  const s = [...values].sort((a, b) => a - b);
+  if (s.length === 0) return NaN;
+  return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
+}
+
+/** Runs `fn(kind, round)` for both peers, alternating which goes first each round. */
+export async function alternate(rounds, fn) {
+  const out = { ours: [], floor: [] };
+  for (let r = 0; r < rounds; r++) {
+    const order = r % 2 === 0 ? ['floor', 'ours'] : ['ours', 'floor'];
+    for (const kind of order) out[kind].push(await fn(kind, r));
+  }
+  return out;
+}
+
+// ---- files ------------------------------------------------------------------------------------
+
+/** A fresh temporary directory, removed by the returned cleanup. */
+export function tempDir(label) {
+  const dir = mkdtempSync(join(tmpdir(), `roo-bench-${label}-`));
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// Six group layouts, used in turn, so every generated file mixes the shapes real .roomodes have:
+// plain groups, edit restricted by a file regex, an MCP allow-list, block and flow YAML.
+const GROUP_LAYOUTS = [
+  ['    groups:', '      - read', '      - edit', '      - browser', '      - command', '      - mcp'],
+  ['    groups:', '      - read', '      - - edit', "        - fileRegex: '\\.(md|mdx)$'", '          description: Markdown files only', '      - browser', '      - mcp'],
+  ['    groups: [read, browser, mcp]'],
+  ['    groups:', '      - read', "      - [edit, {fileRegex: '^(src|test)/.*\\.ts$', description: TypeScript sources}]", '      - command'],
+  ['    groups:', '      - read', '      - - mcp', "        - tools: ['mcp__github__*', 'mcp__fs__read_file']"],
+  ['    groups:', '      - modes'],
+];
+
+/** The text of a project .roomodes (YAML) holding `count` valid custom modes with realistic text. */
+export function roomodesYaml(count) {
+  const out = ['customModes:'];
+  for (let i = 0; i < count; i++) {
+    const n = String(i).padStart(5, '0');
+    out.push(
+      `  - slug: gen-${n}`,
+      `    name: Generated mode ${n}`,
+      '    roleDefinition: |-',
+      `      You are Roo in the role of specialist ${n}. You read the code base before you change it,`,
+      '      keep changes small and reviewed, explain the reasons for each step and leave the project',
+      '      in a state where the tests pass.',
+      `    whenToUse: Use this mode for work of kind ${n}, when a careful specialist is wanted.`,
+      `    description: Specialist ${n} for focused work`,
+      '    customInstructions: |-',
+      '      Follow the style guide. Prefer small commits. Ask before deleting files.',
+      ...GROUP_LAYOUTS[i % GROUP_LAYOUTS.length],
+    );
+  }
+  return `${out.join('\n')}\n`;
+}
+
+/** A project directory whose .roomodes holds `count` generated modes, and an empty config dir. */
+export function projectWithModes(count) {
+  const t = tempDir(`modes${count}`);
+  const file = join(t.dir, '.roomodes');
+  const text = roomodesYaml(count);
+  writeFileSync(file, text);
+  const configDir = join(t.dir, 'global-config');
+  return { ...t, file, bytes: Buffer.byteLength(text), configDir };
+}
+
+// ---- reporting --------------------------------------------------------------------------------
+
+/**
+ * One table row. `ours`/`floor` are display strings; `ratio` a number or null; `pass` true,
+ * false or null (not judged); `keys` the key=value pairs this row contributes.
+ */
+export function row(figure, { ours, floor = '—', ratio = null, target, pass, keys = {} }) {
+  return { figure, ours, floor, ratio, target, pass, keys };
+}
+
+export const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
+export const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
+export const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+export const round = (v, digits = 3) => Number(v.toFixed(digits));
+
+export function printTable(rows) {
+  const head = ['figure', 'ours', 'floor', 'ratio', 'target', 'result'];
+  const cells = rows.map((r) => [
+    r.figure, r.ours, r.floor, r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`, r.target,
+    r.pass === null ? 'info' : r.pass ? 'PASS' : 'FAIL',
+  ]);
+  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]].length)));
+  const line = (c) => c.map((v, i) => v + ' '.repeat(width[i] - [...v].length)).join(' | ');
+  const out = [line(head), width.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)];
+  process.stdout.write(`${out.join('\n')}\n`);
+}

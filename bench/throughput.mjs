@@ -1,0 +1,66 @@
+// Throughput: a pipelined burst of tools/call (40% validate_tool_use, 30% get_mode_info, 20%
+// list_modes, 10% create_task), timed from the first byte written to the last answer read.
+import { join } from 'node:path';
+import { Peer, alternate, median, round, row, tempDir } from './lib.mjs';
+
+const SLUGS = ['code', 'architect', 'ask', 'debug', 'orchestrator'];
+// A checked tool with its file, in turn: allowed reads, a regex-restricted edit, a command, MCP, an alias.
+const CHECKS = [
+  { tool_name: 'read_file', file_path: 'src/index.ts' },
+  { tool_name: 'write_to_file', file_path: 'docs/notes.md' },
+  { tool_name: 'execute_command' },
+  { tool_name: 'mcp__github__create_issue' },
+  { tool_name: 'apply_diff', file_path: 'src/app.ts' },
+];
+// One cycle of ten calls: v = validate_tool_use, g = get_mode_info, l = list_modes, c = create_task.
+const CYCLE = 'vgvlgvcgvl';
+
+function workload(sessions) {
+  return (i) => {
+    const k = Math.floor(i / CYCLE.length);
+    switch (CYCLE[i % CYCLE.length]) {
+      case 'v': return call('validate_tool_use', { session_id: sessions[i % sessions.length], ...CHECKS[k % CHECKS.length] });
+      case 'g': return call('get_mode_info', { mode_slug: SLUGS[i % SLUGS.length] });
+      case 'l': return call('list_modes', k % 2 === 0 ? {} : { source: 'builtin' });
+      default: return call('create_task', { mode_slug: SLUGS[k % SLUGS.length], initial_message: `bench task ${i}` });
+    }
+  };
+}
+
+const call = (name, args) => ({ method: 'tools/call', params: { name, arguments: args } });
+
+export async function throughput({ rounds, requests }) {
+  const t = tempDir('throughput');
+  const args = ['--config-dir', join(t.dir, 'global-config')];
+  const peers = { ours: Peer.start('ours', { args, cwd: t.dir }), floor: Peer.start('floor', { cwd: t.dir }) };
+  try {
+    await Promise.all([peers.ours.initialize(), peers.floor.initialize()]);
+    // Sessions for validate_tool_use are made first, untimed, and reused by every burst.
+    const sessions = [];
+    for (let i = 0; i < 100; i++) {
+      const r = await peers.ours.tool('create_task', { mode_slug: SLUGS[i % SLUGS.length] });
+      sessions.push(r.metadata.session_id);
+    }
+    const make = workload(sessions);
+    const burst = async (kind, count) => {
+      const out = await peers[kind].pipeline(peers[kind].lines(count, make));
+      if (out.errors > 0) throw new Error(`${kind}: ${out.errors} of ${count} calls failed, e.g. ${out.firstError}`);
+      return out.ms;
+    };
+    for (const kind of ['floor', 'ours']) await burst(kind, Math.min(requests, 2000)); // JIT warm-up
+    const runs = await alternate(rounds, (kind) => burst(kind, requests));
+    const rate = (msList) => requests / (median(msList) / 1000);
+    const ours = rate(runs.ours);
+    const floor = rate(runs.floor);
+    const ratio = ours / floor;
+    return [row(`throughput (${requests.toLocaleString('en')} pipelined tools/call)`, {
+      ours: `${Math.round(ours).toLocaleString('en')} req/s`, floor: `${Math.round(floor).toLocaleString('en')} req/s`,
+      ratio, target: '≥ 0.50× floor', pass: ratio >= 0.5,
+      keys: { throughput_rps: Math.round(ours), throughput_floor_rps: Math.round(floor), throughput_ratio: round(ratio) },
+    })];
+  } finally {
+    await Promise.all([peers.ours.stop(), peers.floor.stop()]);
+    t.cleanup();
+  }
+}
+
