@@ -1,18 +1,19 @@
 // Compilers for allOf, anyOf, oneOf and not, and the summary given when no alternative matches.
 // A failed anyOf/oneOf yields one or a few pointed issues, never every branch's full list.
 import {
-  type Check, type KeywordCompiler, MAX_ISSUES, type SchemaIssue, expectSchemaArray, report,
+  type Check, type KeywordCompiler, type KeywordContext, MAX_ISSUES, type SchemaIssue, expectSchemaArray, report,
 } from './validate-context.js';
 import { describeValue, hasOwn, typeName } from './validate-values.js';
 import { listWithOr } from './validate-keywords.js';
 
 /**
  * The types a (compile-checked) schema admits at its top, when they can be read off it: its
- * `type`, or the union over an anyOf/oneOf. Undefined when unknown. Used only for messages.
+ * `type`, the union over an anyOf/oneOf, or what its `$ref` leads to. Undefined when unknown.
+ * Used only for messages; `hops` bounds the walk through references (they may form a cycle).
  */
-function staticTypes(schema: unknown): string[] | undefined {
+function staticTypes(schema: unknown, ctx: KeywordContext, hops = 0): string[] | undefined {
   if (schema === false) return [];
-  if (typeof schema !== 'object' || schema === null) return undefined;
+  if (typeof schema !== 'object' || schema === null || hops > 8) return undefined;
   const s = schema as Record<string, unknown>;
   if (hasOwn(s, 'type')) {
     const t = s['type'];
@@ -23,13 +24,14 @@ function staticTypes(schema: unknown): string[] | undefined {
     if (!Array.isArray(branches)) continue;
     const union: string[] = [];
     for (const b of branches) {
-      const ts = staticTypes(b);
+      const ts = staticTypes(b, ctx, hops + 1);
       if (ts === undefined) return undefined;
       for (const t of ts) if (!union.includes(t)) union.push(t);
     }
     return union;
   }
-  return undefined;
+  const ref = hasOwn(s, '$ref') ? s['$ref'] : undefined;
+  return typeof ref === 'string' ? staticTypes(ctx.lookup(ref), ctx, hops + 1) : undefined;
 }
 
 /** Runs one branch into a scratch list; a null branch accepts everything. */
@@ -77,7 +79,7 @@ export const compileAnyOf: KeywordCompiler = (arg, ctx) => {
   const schemas = expectSchemaArray(arg, ctx);
   const checks = schemas.map((s, i) => ctx.sub(s, `/${i}`));
   if (checks.includes(null)) return null;
-  const types = schemas.map(staticTypes);
+  const types = schemas.map((s) => staticTypes(s, ctx));
   return (v, p, out) => {
     const failures: SchemaIssue[][] = [];
     for (const c of checks) {
@@ -92,7 +94,7 @@ export const compileAnyOf: KeywordCompiler = (arg, ctx) => {
 export const compileOneOf: KeywordCompiler = (arg, ctx) => {
   const schemas = expectSchemaArray(arg, ctx);
   const checks = schemas.map((s, i) => ctx.sub(s, `/${i}`));
-  const types = schemas.map(staticTypes);
+  const types = schemas.map((s) => staticTypes(s, ctx));
   return (v, p, out) => {
     const failures: SchemaIssue[][] = [];
     let matched = -1;

@@ -24,6 +24,10 @@ export interface KeywordContext {
   readonly pointer: string;
   /** Compiles a subschema; null means it accepts every value, so callers can skip it. */
   sub(value: unknown, pointerSuffix: string): Check | null;
+  /** Compiles (once per root) the location a local `$ref` names; null means it accepts every value. */
+  ref(reference: string): Check | null;
+  /** The schema a local `$ref` names, for reading at compile time only. */
+  lookup(reference: string): unknown;
 }
 
 export type KeywordCompiler = (arg: unknown, ctx: KeywordContext) => Check | null;

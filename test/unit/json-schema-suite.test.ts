@@ -18,7 +18,6 @@ const SKIPPED_GROUPS: ReadonlyMap<string, string> = new Map([
   ['additionalProperties.json | additionalProperties with propertyNames', 'uses propertyNames'],
   ['additionalProperties.json | dependentSchemas with additionalProperties', 'uses dependentSchemas'],
   ['allOf.json | allOf combined with anyOf, oneOf', 'uses multipleOf'],
-  ['items.json | items and subitems', 'uses $defs and $ref'],
   ['not.json | collect annotations inside a \'not\', even if collection is disabled', 'uses unevaluatedProperties'],
   ['properties.json | properties, patternProperties, additionalProperties interaction', 'uses patternProperties'],
 ]);

@@ -1,8 +1,11 @@
 // Unit tests of the hand-written JSON-Schema validator: each keyword, the path and message formats,
-// prototype-named keys, bounds on issues and depth, and compile errors. Never touches the corpus.
+// prototype-named keys, bounds on issues and depth, local $ref, and compile errors. Never touches the corpus.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { compileSchema, SchemaCompileError, type JsonSchema, type SchemaIssue } from '../../src/rpc/validate.js';
+import {
+  compileSchema, compileSchemaDocument, SchemaCompileError, type JsonSchema, type SchemaIssue,
+} from '../../src/rpc/validate.js';
+import { MAX_REF_DEPTH } from '../../src/rpc/validate-refs.js';
 
 const messages = (schema: JsonSchema, value: unknown, root = 'arguments'): string[] =>
   compileSchema(schema)(value, root).map((i) => i.message);
@@ -201,7 +204,8 @@ test('stops collecting after 20 issues', () => {
 
 test('refuses unsupported keywords at compile time, naming their schema path', () => {
   const cases: [JsonSchema, string][] = [
-    [{ $ref: '#/$defs/x' }, '#/$ref'],
+    [{ $dynamicRef: '#node' }, '#/$dynamicRef'],
+    [{ $defs: { a: { $anchor: 'x' } } }, '#/$defs/a/$anchor'],
     [{ properties: { a: { items: { patternProperties: {} } } } }, '#/properties/a/items/patternProperties'],
     [{ anyOf: [{}, { if: {} }] }, '#/anyOf/1/if'],
     [{ properties: { 'a/b': { dependentRequired: {} } } }, '#/properties/a~1b/dependentRequired'],
@@ -228,4 +232,182 @@ test('a compiled validator can be reused for many values and root paths', () => 
   const issues: SchemaIssue[] = check({ session_id: 1 }, 'params.arguments');
   assert.deepEqual(issues.map((i) => i.path), ['params.arguments.session_id']);
   assert.deepEqual(check({ session_id: 'ok' }), []);
+});
+
+// ---- local references
+
+test('$ref resolves definitions, $defs, the root and a path into properties and items', () => {
+  const schema: JsonSchema = {
+    definitions: { slug: { type: 'string', pattern: '^[a-z-]+$' } },
+    $defs: { count: { type: 'integer', minimum: 0 } },
+    properties: {
+      mode: { $ref: '#/definitions/slug' },
+      n: { $ref: '#/$defs/count' },
+      list: { type: 'array', items: { type: 'boolean' } },
+      again: { $ref: '#/properties/list/items' },
+      self: { $ref: '#' },
+    },
+  };
+  assert.ok(valid(schema, { mode: 'code', n: 3, list: [true], again: false, self: { mode: 'ask' } }));
+  assert.deepEqual(messages(schema, { mode: 'Code', n: -1, again: 'x', self: { n: 1.5 } }), [
+    'arguments.mode: expected a string matching the pattern "^[a-z-]+$", got "Code"',
+    'arguments.n: expected at least 0, got -1',
+    'arguments.again: expected boolean, got string',
+    'arguments.self.n: expected integer, got number',
+  ]);
+});
+
+test('$ref decodes ~0, ~1 and percent escapes and indexes arrays', () => {
+  const schema = JSON.parse(`{
+    "$defs": { "tilde~name": { "type": "integer" }, "slash/name": { "type": "string" },
+               "per%cent": { "type": "null" }, "two words": { "type": "boolean" } },
+    "anyOf": [ { "type": "object" } ],
+    "properties": {
+      "t": { "$ref": "#/$defs/tilde~0name" }, "s": { "$ref": "#/$defs/slash~1name" },
+      "p": { "$ref": "#/$defs/per%25cent" }, "w": { "$ref": "#/$defs/two%20words" },
+      "i": { "$ref": "#/anyOf/0" }
+    } }`) as JsonSchema;
+  assert.ok(valid(schema, { t: 1, s: 'x', p: null, w: true, i: {} }));
+  assert.deepEqual(compileSchema(schema)({ t: 'x', s: 1, p: 0, w: 0, i: [] }).map((i) => i.message), [
+    't: expected integer, got string', 's: expected string, got number', 'p: expected null, got number',
+    'w: expected boolean, got number', 'i: expected object, got array']);
+});
+
+test('$ref applies together with its sibling keywords', () => {
+  const schema = { $defs: { short: { maxLength: 3 } }, $ref: '#/$defs/short', type: 'string', minLength: 2 };
+  assert.ok(valid(schema, 'abc'));
+  assert.deepEqual(messages(schema, 'abcd'), ['arguments: expected at most 3 characters, got 4']);
+  assert.deepEqual(messages(schema, 'a'), ['arguments: expected at least 2 characters, got 1']);
+  assert.deepEqual(messages(schema, 7), ['arguments: expected string, got number']);
+});
+
+test('a recursive schema validates nested values at every depth and names the deep path', () => {
+  const tree: JsonSchema = {
+    $defs: {
+      node: {
+        type: 'object',
+        properties: { name: { type: 'string' }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
+        required: ['name'],
+        additionalProperties: false,
+      },
+    },
+    $ref: '#/$defs/node',
+  };
+  const check = compileSchema(tree);
+  assert.deepEqual(check({ name: 'a', children: [{ name: 'b', children: [{ name: 'c' }] }, { name: 'd', children: [] }] }), []);
+  assert.deepEqual(check({ name: 'a', children: [{ name: 'b', children: [{ name: 'c', children: [{ extra: 1 }] }] }] }).map((i) => i.message), [
+    'children[0].children[0].children[0]: missing required property "name"',
+    'children[0].children[0].children[0]: unexpected property "extra"',
+  ]);
+  const list = { type: ['object', 'null'], properties: { next: { $ref: '#' }, v: { type: 'number' } } };
+  assert.deepEqual(messages(list, { v: 1, next: { v: 2, next: { v: 'three', next: null } } }), ['arguments.next.next.v: expected number, got string']);
+});
+
+test('compiles each referenced location once, however often it is referenced', () => {
+  // Level i references level i+1 twice: compiling per reference would take 2^40 steps.
+  const $defs: Record<string, JsonSchema> = { d40: { type: 'string' } };
+  for (let i = 0; i < 40; i++) $defs[`d${i}`] = { properties: { a: { $ref: `#/$defs/d${i + 1}` }, b: { $ref: `#/$defs/d${i + 1}` } } };
+  const check = compileSchema({ $defs, $ref: '#/$defs/d0' });
+  let deep: unknown = 5;
+  for (let i = 0; i < 40; i++) deep = { b: deep };
+  assert.deepEqual(check(deep).map((i) => i.path), [`${'b.'.repeat(39)}b`]);
+});
+
+test('a value nested deeper than the recursion bound is reported, not a stack overflow', () => {
+  const list = { type: 'object', properties: { next: { $ref: '#' } } };
+  let value: unknown = {};
+  for (let i = 0; i < 100_000; i++) value = { next: value };
+  const issues = compileSchema(list)(value);
+  assert.equal(issues.length, 1);
+  assert.equal(issues[0]!.keyword, '$ref');
+  assert.match(issues[0]!.message, new RegExp(`nested more than ${MAX_REF_DEPTH} levels`));
+  let fine: unknown = {};
+  for (let i = 0; i < MAX_REF_DEPTH - 1; i++) fine = { next: fine };
+  assert.deepEqual(compileSchema(list)(fine), []);
+  // The bound is per call: a failed deep call leaves the validator usable.
+  const check = compileSchema(list);
+  check(value);
+  assert.deepEqual(check({ next: { next: 3 } }).map((i) => i.message), ['next.next: expected object, got number']);
+});
+
+test('a recursive schema whose levels exhaust the stack before the bound still reports instead of throwing', () => {
+  const link = { type: 'object', properties: { next: { not: { not: { $ref: '#/$defs/n' } } } } };
+  const schema = { $defs: { n: { oneOf: [{ type: 'null' }, { allOf: [{ anyOf: [{ allOf: [{ allOf: [link] }] }] }] }] } }, $ref: '#/$defs/n' };
+  let value: unknown = null;
+  for (let i = 0; i < 100_000; i++) value = { next: value };
+  const check = compileSchema(schema);
+  const issues = check(value);
+  assert.ok(issues.length >= 1 && issues.some((i) => i.keyword === '$ref'), JSON.stringify(issues));
+  assert.deepEqual(check({ next: { next: null } }), []);
+});
+
+test('compileSchema with a pointer validates against that definition, resolving refs in the root', () => {
+  const root: JsonSchema = {
+    definitions: {
+      Id: { type: ['string', 'integer'] },
+      Request: { type: 'object', properties: { id: { $ref: '#/definitions/Id' } }, required: ['id'] },
+    },
+  };
+  const check = compileSchema(root, { pointer: '#/definitions/Request' });
+  assert.deepEqual(check({ id: 'x' }), []);
+  assert.deepEqual(check({ id: null }).map((i) => i.message), ['id: expected string or integer, got null']);
+  assert.ok(compileSchema(root)({ id: null }).length === 0, 'the root alone only holds definitions');
+  const doc = compileSchemaDocument(root);
+  assert.equal(doc.validator('#/definitions/Id'), doc.validator('#/definitions/Id'));
+  assert.deepEqual(doc.validator('#/definitions/Id')(1.5).map((i) => i.message), ['expected string or integer, got number']);
+  assert.throws(() => doc.validator('#/definitions/Nope'), SchemaCompileError);
+});
+
+test('anyOf over references lists the referenced types when only the type is wrong', () => {
+  const schema = { $defs: { s: { type: 'string' }, a: { type: 'array' } }, anyOf: [{ $ref: '#/$defs/s' }, { $ref: '#/$defs/a' }] };
+  assert.deepEqual(messages(schema, 3), ['arguments: expected string or array, got number']);
+});
+
+test('refuses a reference that points at nothing, naming the $ref location', () => {
+  const cases: [JsonSchema, string][] = [
+    [{ properties: { a: { $ref: '#/$defs/missing' } } }, '#/properties/a/$ref'],
+    [{ $defs: { x: {} }, $ref: '#/$defs/x/properties' }, '#/$ref'],
+    [{ anyOf: [{}], $ref: '#/anyOf/1' }, '#/$ref'],
+    [{ anyOf: [{}], $ref: '#/anyOf/01' }, '#/$ref'],
+    [{ $defs: { 'a/b': {} }, $ref: '#/$defs/a/b' }, '#/$ref'],
+    [{ $ref: '#/$defs/%E0%A4%A' }, '#/$ref'],
+    [{ $ref: '#/$defs/a~2' }, '#/$ref'],
+    [{ $ref: '#anchor' }, '#/$ref'],
+  ];
+  for (const [schema, where] of cases) {
+    assert.throws(() => compileSchema(schema), (err: unknown) =>
+      err instanceof SchemaCompileError && err.schemaPath === where, JSON.stringify(schema));
+  }
+});
+
+test('refuses remote references', () => {
+  for (const ref of ['other.json', 'https://example.com/schema.json#/$defs/x', 'urn:x', '/abs#/a', '']) {
+    assert.throws(() => compileSchema({ properties: { a: { $ref: ref } } }), (err: unknown) =>
+      err instanceof SchemaCompileError && err.schemaPath === '#/properties/a/$ref' && /remote reference/.test(err.message), ref);
+  }
+  assert.throws(() => compileSchema({ $ref: 5 } as JsonSchema), SchemaCompileError);
+});
+
+test('refuses a reference to something that is not a schema, and a bad definition even if unused', () => {
+  assert.throws(() => compileSchema({ enum: [1], $ref: '#/enum' }), SchemaCompileError);
+  assert.throws(() => compileSchema({ $defs: { unused: { type: 'float' } } }), (err: unknown) =>
+    err instanceof SchemaCompileError && err.schemaPath === '#/$defs/unused/type');
+  assert.throws(() => compileSchema({ definitions: [] } as JsonSchema), SchemaCompileError);
+});
+
+test('refuses a reference cycle that never moves into the value', () => {
+  const loops: JsonSchema[] = [
+    { $ref: '#' },
+    { $defs: { a: { $ref: '#/$defs/b' }, b: { allOf: [{ $ref: '#/$defs/a' }] } }, $ref: '#/$defs/a' },
+    { $defs: { a: { not: { $ref: '#' } } }, anyOf: [{ type: 'string' }, { $ref: '#/$defs/a' }] },
+    { anyOf: [{ type: 'string' }, { $ref: '#/$defs/a' }], $defs: { a: { not: { $ref: '#' } } } },
+  ];
+  for (const schema of loops) {
+    assert.throws(() => compileSchema(schema), (err: unknown) =>
+      err instanceof SchemaCompileError && /reference cycle/.test(err.message), JSON.stringify(schema));
+  }
+  // The same shapes are fine once the cycle passes through a property or an item.
+  assert.ok(valid({ $defs: { a: { items: { $ref: '#' } } }, anyOf: [{ type: 'string' }, { $ref: '#/$defs/a' }] }, [['x'], 'y']));
+  // A definition that only refers to itself is refused even when unused: applying it could never end.
+  assert.throws(() => compileSchema({ $defs: { a: { $ref: '#/$defs/a' } } }), SchemaCompileError);
 });
