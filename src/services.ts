@@ -5,13 +5,12 @@ import type { ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
-import { buildSystemPrompt } from './modes/prompt.js';
 import { SessionStore } from './tasks/sessions.js';
 import { readToolSpecs, ToolRegistry } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
-import { modesetTools } from './modesets/tools.js';
+import { SymlinkGuard } from './modes/confine.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
-import type { ToolFamily } from './mcp/tool-types.js';
+import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
 export interface ServicesHooks {
@@ -60,14 +59,9 @@ export class Services {
       sessions: this.sessions,
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
+      symlinks: new SymlinkGuard(),
       now: () => Date.now(),
-    }), modesetTools({
-      projectRoot: () => this.projectRoot,
-      configDir: this.config.paths.global_config_dir,
-      modesetsDir: this.config.modesets.dir,
-      reload: () => this.modes.reload(),
-      log: this.log.child('modesets'),
-    })];
+    }), this.#lazyModesetTools(specs)];
     const ipc = this.config.ipc;
     if (ipc.socket_path !== null || (ipc.host !== null && ipc.port !== null)) {
       const { RooBridge } = await import('./ipc/bridge.js');
@@ -87,6 +81,28 @@ export class Services {
     });
   }
 
+  /** The mode-set tools, whose code loads on their first call: most sessions never use them. */
+  #lazyModesetTools(specs: ReadonlyMap<string, unknown>): ToolFamily {
+    const family: { tools: Promise<ToolFamily> | null } = { tools: null };
+    const load = (): Promise<ToolFamily> => (family.tools ??= import('./modesets/tools.js').then(({ modesetTools }) => modesetTools({
+      projectRoot: () => this.projectRoot,
+      configDir: this.config.paths.global_config_dir,
+      modesetsDir: this.config.modesets.dir,
+      reload: () => this.modes.reload(),
+      log: this.log.child('modesets'),
+    })));
+    const handlers: Record<string, ToolHandler> = {};
+    for (const name of specs.keys()) {
+      if (!name.startsWith('orchestrator_mode_')) continue;
+      handlers[name] = async (args, ctx) => {
+        const handler = (await load())[name];
+        if (!handler) throw new Error(`no handler for ${name}`);
+        return handler(args, ctx);
+      };
+    }
+    return handlers;
+  }
+
   /** Uses the client's root when none was configured, and reloads the modes from there. */
   async adoptClientRoot(root: string): Promise<void> {
     if (this.projectRootConfigured || root === this.#projectRoot) return;
@@ -96,7 +112,8 @@ export class Services {
   }
 
   /** Composed on each call: rules files are read fresh, so edits to them show at once. */
-  systemPrompt(mode: CompiledMode): Promise<string> {
+  async systemPrompt(mode: CompiledMode): Promise<string> {
+    const { buildSystemPrompt } = await import('./modes/prompt.js'); // loaded when first asked for
     return buildSystemPrompt(mode, this.modes.current.modes, { projectRoot: this.projectRoot, homeDir: homedir() });
   }
 

@@ -5,9 +5,9 @@ import type { Catalogue } from '../modes/catalogue.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { checkToolUse } from '../modes/permissions.js';
 import { describeToolGroups } from '../modes/describe.js';
-import { leadsOutside } from '../modes/confine.js';
+import type { SymlinkGuard } from '../modes/confine.js';
 import type { SessionStore, SessionView } from '../tasks/sessions.js';
-import type { ToolFamily } from './tool-types.js';
+import type { ToolFamily, ToolResult } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
 
 export interface ModeToolDeps {
@@ -15,6 +15,7 @@ export interface ModeToolDeps {
   sessions: SessionStore;
   permissionContext(): { projectRoot: string | null; confineToProjectRoot: boolean };
   systemPrompt(mode: CompiledMode): Promise<string>;
+  symlinks: SymlinkGuard;
   now(): number;
 }
 
@@ -26,41 +27,57 @@ function requireMode(cat: Catalogue, slug: string): CompiledMode {
   return mode;
 }
 
-export function modeTools(d: ModeToolDeps): ToolFamily {
-  return {
-    list_modes(args) {
-      const source = str(args.source) ?? 'all';
-      const modes = d.catalogue().modes.filter((m) => source === 'all' || m.source === source);
-      const rows = modes.map((m) => {
-        const row: Record<string, unknown> = { slug: m.slug, name: m.name, source: m.source };
-        if (m.description) row.description = m.description;
-        if (m.whenToUse) row.when_to_use = m.whenToUse;
-        row.groups = enabledGroupNames(describeToolGroups(m));
-        return row;
-      });
-      const lines = [`${modes.length} mode${modes.length === 1 ? '' : 's'} (source: ${source}):`];
-      modes.forEach((m, i) => {
-        lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}`);
-        const about = m.description ?? m.whenToUse;
-        if (about) lines.push(`   ${about}`);
-        lines.push(`   Tool groups: ${(rows[i]!.groups as string[]).join(', ') || 'none (always-available tools only)'}`);
-      });
-      return { text: lines.join('\n'), metadata: { count: modes.length, source, modes: rows } };
-    },
+function listModes(d: ModeToolDeps, source: string): ToolResult {
+  const modes = d.catalogue().modes.filter((m) => source === 'all' || m.source === source);
+  const rows = modes.map((m) => {
+    const row: Record<string, unknown> = { slug: m.slug, name: m.name, source: m.source };
+    if (m.description) row.description = m.description;
+    if (m.whenToUse) row.when_to_use = m.whenToUse;
+    row.groups = enabledGroupNames(describeToolGroups(m));
+    return row;
+  });
+  const lines = [`${modes.length} mode${modes.length === 1 ? '' : 's'} (source: ${source}):`];
+  modes.forEach((m, i) => {
+    lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}`);
+    const about = m.description ?? m.whenToUse;
+    if (about) lines.push(`   ${about}`);
+    lines.push(`   Tool groups: ${(rows[i]!.groups as string[]).join(', ') || 'none (always-available tools only)'}`);
+  });
+  return { text: lines.join('\n'), metadata: { count: modes.length, source, modes: rows } };
+}
 
-    async get_mode_info(args) {
-      const mode = requireMode(d.catalogue(), args.mode_slug as string);
-      const groups = describeToolGroups(mode);
-      const prompt = args.include_system_prompt === true ? await d.systemPrompt(mode) : undefined;
-      const metadata: Record<string, unknown> = { slug: mode.slug, name: mode.name, source: mode.source };
-      if (mode.file) metadata.file = mode.file;
-      if (mode.description) metadata.description = mode.description;
-      if (mode.whenToUse) metadata.when_to_use = mode.whenToUse;
-      metadata.role_definition = mode.roleDefinition;
-      if (mode.customInstructions) metadata.custom_instructions = mode.customInstructions;
-      metadata.tool_groups = toolGroupsObject(groups);
-      if (prompt !== undefined) metadata.system_prompt = prompt;
-      return { text: modeReport(mode, groups, prompt), metadata };
+function modeInfo(mode: CompiledMode, prompt?: string): ToolResult {
+  const groups = describeToolGroups(mode);
+  const metadata: Record<string, unknown> = { slug: mode.slug, name: mode.name, source: mode.source };
+  if (mode.file) metadata.file = mode.file;
+  if (mode.description) metadata.description = mode.description;
+  if (mode.whenToUse) metadata.when_to_use = mode.whenToUse;
+  metadata.role_definition = mode.roleDefinition;
+  if (mode.customInstructions) metadata.custom_instructions = mode.customInstructions;
+  metadata.tool_groups = toolGroupsObject(groups);
+  if (prompt !== undefined) metadata.system_prompt = prompt;
+  return { text: modeReport(mode, groups, prompt), metadata };
+}
+
+export function modeTools(d: ModeToolDeps): ToolFamily {
+  // Reports that depend only on the catalogue are built once per catalogue snapshot.
+  const memo = new WeakMap<Catalogue, Map<string, ToolResult>>();
+  const remember = (key: string, build: () => ToolResult): ToolResult => {
+    const cat = d.catalogue();
+    let perCat = memo.get(cat);
+    if (!perCat) { perCat = new Map(); memo.set(cat, perCat); }
+    let result = perCat.get(key);
+    if (!result) { result = build(); perCat.set(key, result); }
+    return result;
+  };
+  return {
+    list_modes: (args) => remember(`list:${str(args.source) ?? 'all'}`, () => listModes(d, str(args.source) ?? 'all')),
+
+    get_mode_info(args) {
+      const slug = args.mode_slug as string;
+      if (args.include_system_prompt !== true) return remember(`info:${slug}`, () => modeInfo(requireMode(d.catalogue(), slug)));
+      const mode = requireMode(d.catalogue(), slug);
+      return d.systemPrompt(mode).then((prompt) => modeInfo(mode, prompt));
     },
 
     async create_task(args) {
@@ -144,7 +161,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const ctx = d.permissionContext();
       let decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, ctx);
       if (decision.allowed && filePath !== undefined && ctx.confineToProjectRoot && ctx.projectRoot !== null
-        && await leadsOutside(filePath, ctx.projectRoot)) {
+        && await d.symlinks.leadsOutside(filePath, ctx.projectRoot)) {
         decision = { ...decision, allowed: false, error: 'file', reason: `Path "${filePath}" leads outside the project root ${ctx.projectRoot} through a symbolic link` };
       }
       const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };

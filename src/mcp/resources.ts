@@ -28,19 +28,29 @@ export interface ResourceDeps {
 export class ModeResources {
   readonly #d: ResourceDeps;
   readonly #subscribed = new Set<string>();
+  #listed: { cat: Catalogue; version: string; items: unknown[] } | null = null;
 
   constructor(d: ResourceDeps) { this.#d = d; }
 
   list(params: Params): unknown {
-    const all = this.#d.catalogue().modes.flatMap((m) => KINDS.map((k) => ({
+    const page = paginate(this.#all(), params.cursor, this.#d.pageSize);
+    return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+  }
+
+  /** Every resource of the catalogue in force, built once per catalogue and revision (pages slice it). */
+  #all(): unknown[] {
+    const cat = this.#d.catalogue();
+    const version = this.#d.protocolVersion();
+    if (this.#listed?.cat === cat && this.#listed.version === version) return this.#listed.items;
+    const items = cat.modes.flatMap((m) => KINDS.map((k) => ({
       uri: `mode://${m.slug}${k.suffix}`,
       name: `${m.name}${k.label}`,
-      ...(atLeast(this.#d.protocolVersion(), '2025-06-18') ? { title: `${m.name}${k.label}` } : {}),
+      ...(atLeast(version, '2025-06-18') ? { title: `${m.name}${k.label}` } : {}),
       description: k.suffix === '' ? (m.description ?? m.whenToUse ?? k.about) : `${k.about} of ${m.slug}`,
       mimeType: k.mimeType,
     })));
-    const page = paginate(all, params.cursor, this.#d.pageSize);
-    return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
+    this.#listed = { cat, version, items };
+    return items;
   }
 
   templates(params: Params): unknown {

@@ -82,8 +82,10 @@ export class McpServer {
 
   methods(): MethodTable {
     const { services } = this.#o;
+    // Once the services are up, handlers run synchronously (no promise hop per request).
+    const ready: { s: Services | null } = { s: null };
     const withServices = (fn: (s: Services, params: Params, ctx: RequestContext) => unknown): RequestHandler =>
-      async (params, ctx) => fn(await services(), params, ctx);
+      (params, ctx) => (ready.s ? fn(ready.s, params, ctx) : services().then((s) => { ready.s = s; return fn(s, params, ctx); }));
     const resources = async (): Promise<ModeResources> => {
       const [s, { ModeResources }] = await Promise.all([services(), import('./resources.js')]);
       this.#resources ??= new ModeResources({

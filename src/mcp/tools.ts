@@ -7,7 +7,7 @@ import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
 import { compileSchema, type SchemaIssue } from '../rpc/validate.js';
 import { atLeast } from './lifecycle.js';
 import { paginate } from './pagination.js';
-import type { ToolCallContext, ToolFamily, ToolHandler } from './tool-types.js';
+import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from './tool-types.js';
 
 export const TOOL_SCHEMA_DIR = new URL('../../schemas/tools/', import.meta.url);
 
@@ -25,14 +25,14 @@ interface Entry { spec: ToolSpec; handler: ToolHandler; check?: (v: unknown, roo
 
 /** Reads every tool spec file (at startup, before serving). */
 export async function readToolSpecs(dir: URL = TOOL_SCHEMA_DIR): Promise<Map<string, ToolSpec>> {
-  const specs = new Map<string, ToolSpec>();
   const names = (await readdir(dir)).filter((n) => n.endsWith('.json')).sort();
-  await Promise.all(names.map(async (file) => {
+  const read = await Promise.all(names.map(async (file) => {
     const spec = JSON.parse(await readFile(new URL(file, dir), 'utf8')) as ToolSpec;
     if (`${spec.name}.json` !== file) throw new Error(`schemas/tools/${file} names the tool ${JSON.stringify(spec.name)}`);
-    specs.set(spec.name, spec);
+    return spec;
   }));
-  return specs;
+  // Filled in file-name order, not in the order the reads finished, so tools/list is stable.
+  return new Map(read.map((spec) => [spec.name, spec]));
 }
 
 export interface ToolRegistryOptions {
@@ -47,6 +47,7 @@ export interface ToolRegistryOptions {
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
   readonly #listCache = new Map<string, string[]>();
+  readonly #serialized = new WeakMap<ToolResult, Map<string, string>>();
   readonly #o: ToolRegistryOptions;
 
   constructor(o: ToolRegistryOptions) {
@@ -76,7 +77,11 @@ export class ToolRegistry {
   }
 
   /** tools/call: unknown tool → -32602; bad arguments → -32004 with the JSON path. */
-  async call(params: Params, ctx: RequestContext): Promise<unknown> {
+  /**
+   * tools/call: unknown tool → -32602; bad arguments → -32004 with the JSON path. Synchronous
+   * handlers are answered synchronously (no promise hop on the hot path).
+   */
+  call(params: Params, ctx: RequestContext): unknown {
     const name = params.name;
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a "name" string', { message: 'params.name: expected string' });
     const entry = this.#entries.get(name);
@@ -89,6 +94,11 @@ export class ToolRegistry {
     const args = params.arguments ?? {};
     if (!isRecord(args)) throw new InvalidParamsError('tools/call "arguments" must be an object', { message: 'params.arguments: expected object' });
     const version = this.#o.protocolVersion();
+    const failed = (err: unknown): unknown => {
+      if (this.#o.toolErrors === 'result' && err instanceof RpcError) return errorResult(err, version);
+      throw err;
+    };
+    let out: ToolResult | Promise<ToolResult>;
     try {
       entry.check ??= compileSchema(entry.spec.inputSchema);
       const issues = entry.check(args, 'arguments');
@@ -99,28 +109,44 @@ export class ToolRegistry {
         });
       }
       const toolCtx: ToolCallContext = {
-        signal: ctx.signal,
+        get signal() { return ctx.signal; }, // made on demand: most tools never look at it
         protocolVersion: version,
         progress: (p, total, message) => this.#o.progress(ctx, p, total, message),
       };
-      const out = await entry.handler(args, toolCtx);
-      const result: Record<string, unknown> = { content: [{ type: 'text', text: out.text }], metadata: out.metadata };
-      if (atLeast(version, '2025-06-18')) result.structuredContent = out.metadata;
-      return result;
+      out = entry.handler(args, toolCtx);
     } catch (err) {
-      if (this.#o.toolErrors === 'result' && err instanceof RpcError) {
-        const wire = err.toWire();
-        const result: Record<string, unknown> = {
-          content: [{ type: 'text', text: `Error ${wire.code}: ${wire.message}${describeData(wire.data)}` }],
-          isError: true,
-          metadata: { error: wire },
-        };
-        if (atLeast(version, '2025-06-18')) result.structuredContent = wire;
-        return result;
-      }
-      throw err;
+      return failed(err);
     }
+    return out instanceof Promise ? out.then((o) => this.#wire(o, version), failed) : this.#wire(out, version);
   }
+
+  /**
+   * The result on the wire. Handlers that answer from a cache return the same ToolResult object
+   * again; its serialised form is then reused (the entry dies with the object).
+   */
+  #wire(out: ToolResult, version: string): PreSerialized {
+    let perVersion = this.#serialized.get(out);
+    const cached = perVersion?.get(version);
+    if (cached !== undefined) return new PreSerialized(cached);
+    const result: Record<string, unknown> = { content: [{ type: 'text', text: out.text }], metadata: out.metadata };
+    if (atLeast(version, '2025-06-18')) result.structuredContent = out.metadata;
+    const json = JSON.stringify(result);
+    if (!perVersion) { perVersion = new Map(); this.#serialized.set(out, perVersion); }
+    perVersion.set(version, json);
+    return new PreSerialized(json);
+  }
+}
+
+/** A tool failure as an isError result (server.tool_errors "result"). */
+function errorResult(err: RpcError, version: string): Record<string, unknown> {
+  const wire = err.toWire();
+  const result: Record<string, unknown> = {
+    content: [{ type: 'text', text: `Error ${wire.code}: ${wire.message}${describeData(wire.data)}` }],
+    isError: true,
+    metadata: { error: wire },
+  };
+  if (atLeast(version, '2025-06-18')) result.structuredContent = wire;
+  return result;
 }
 
 function describeData(data: unknown): string {

@@ -3,19 +3,46 @@
 import { realpath } from 'node:fs/promises';
 import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
 
-/** True when `path` (relative to `root`) resolves through a symlink to a place outside `root`. */
-export async function leadsOutside(path: string, root: string): Promise<boolean> {
-  const realRoot = await realpath(root).catch(() => resolve(root));
-  // The file may not exist yet (a tool about to create it): its nearest existing ancestor decides.
-  let probe = resolve(root, path);
-  for (;;) {
-    const real = await realpath(probe).catch(() => null);
-    if (real !== null) {
-      const rel = relative(realRoot, real);
-      return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+/** How long a resolved location is trusted; a link created or changed is seen after at most this. */
+const TTL_MS = 1000;
+const MAX_ENTRIES = 10_000;
+
+/**
+ * How it works: a path is resolved against the root and its nearest existing ancestor is
+ * realpath'ed; the path leads outside when that real location is not under the root's real
+ * location. Results are cached briefly per absolute path, because a model checks the same files
+ * over and over and each realpath is a trip to the thread pool.
+ */
+export class SymlinkGuard {
+  readonly #cache = new Map<string, { real: string | null; at: number }>();
+  readonly #now: () => number;
+
+  constructor(now: () => number = Date.now) { this.#now = now; }
+
+  /** True when `path` (relative to `root`) resolves through a symlink to a place outside `root`. */
+  async leadsOutside(path: string, root: string): Promise<boolean> {
+    const realRoot = (await this.#real(resolve(root))) ?? resolve(root);
+    // The file may not exist yet (a tool about to create it): its nearest existing ancestor decides.
+    let probe = resolve(root, path);
+    for (;;) {
+      const real = await this.#real(probe);
+      if (real !== null) {
+        const rel = relative(realRoot, real);
+        return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
+      }
+      const parent = dirname(probe);
+      if (parent === probe) return false;
+      probe = parent;
     }
-    const parent = dirname(probe);
-    if (parent === probe) return false;
-    probe = parent;
+  }
+
+  async #real(path: string): Promise<string | null> {
+    const now = this.#now();
+    const hit = this.#cache.get(path);
+    if (hit && now - hit.at < TTL_MS) return hit.real;
+    const real = await realpath(path).catch(() => null);
+    if (this.#cache.size >= MAX_ENTRIES) this.#cache.clear();
+    this.#cache.set(path, { real, at: now });
+    return real;
   }
 }

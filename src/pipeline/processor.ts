@@ -13,7 +13,13 @@ export type Incoming =
   | { kind: 'parse-error'; detail: string }
   | { kind: 'oversize'; bytes: number; limit: number };
 
-interface InFlight { controller: AbortController; answered: boolean }
+/** A running request. Its AbortController is made only when a handler asks for the signal. */
+interface InFlight { controller: AbortController | null; cancelled: Error | null; answered: boolean }
+
+function cancel(entry: InFlight, reason: Error): void {
+  entry.cancelled ??= reason;
+  entry.controller?.abort(reason);
+}
 
 export interface ProcessorOptions {
   incoming: AsyncQueue<Incoming>;
@@ -74,7 +80,7 @@ export class Processor {
 
   /** Aborts every in-flight request (used on SIGTERM after a grace period). */
   abortAll(): void {
-    for (const entry of this.#inFlight.values()) entry.controller.abort(new Error('server shutting down'));
+    for (const entry of this.#inFlight.values()) cancel(entry, new Error('server shutting down'));
   }
 
   /** Queues a notification without waiting; false when the client is not keeping up. */
@@ -170,18 +176,25 @@ export class Processor {
     const handler = methods.requests.get(req.method);
     if (!handler) return errorMessage(req.id, new MethodNotFoundError(req.method).toWire());
     const key = JSON.stringify(req.id);
-    const entry: InFlight = { controller: new AbortController(), answered: false };
+    const entry: InFlight = { controller: null, cancelled: null, answered: false };
     this.#inFlight.set(key, entry);
     const params = req.params ?? {};
     const meta = isRecord(params._meta) ? params._meta : undefined;
     const token = meta?.progressToken;
     const ctx = {
-      id: req.id, method: req.method, signal: entry.controller.signal,
+      id: req.id, method: req.method,
+      get signal(): AbortSignal {
+        if (!entry.controller) {
+          entry.controller = new AbortController();
+          if (entry.cancelled) entry.controller.abort(entry.cancelled);
+        }
+        return entry.controller.signal;
+      },
       progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
     };
     const settle = (result: unknown, error: WireError | undefined): Outgoing | undefined => {
       if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key);
-      if (entry.answered || entry.controller.signal.aborted) return undefined;
+      if (entry.answered || entry.cancelled) return undefined;
       entry.answered = true;
       return error ? errorMessage(req.id, error) : resultMessage(req.id, result);
     };
@@ -205,7 +218,7 @@ export class Processor {
       const entry = this.#inFlight.get(JSON.stringify(id));
       if (!entry) return;
       this.#o.log.debug(`request ${JSON.stringify(id)} cancelled by the client`, params.reason);
-      entry.controller.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'));
+      cancel(entry, new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'));
       return;
     }
     const handler = this.#o.methods.notifications.get(method);

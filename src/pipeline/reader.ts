@@ -5,40 +5,65 @@ import { LineSplitter, type LineEvent } from './lines.js';
 import type { AsyncQueue } from './queue.js';
 import type { Incoming } from './processor.js';
 
-/**
- * Reads until end of input (or until `signal` aborts), then closes the queue. Chunks are pulled
- * one at a time and every line is pushed with `await`, so a full queue stops the reading: the
- * pipe fills and the client's writes block instead of our memory growing.
- */
-export async function runReader(input: Readable, incoming: AsyncQueue<Incoming>, maxBytes: number, signal: AbortSignal): Promise<void> {
-  const splitter = new LineSplitter(maxBytes);
-  const forward = async (events: LineEvent[]): Promise<void> => {
-    for (const ev of events) {
-      if (ev.kind === 'oversize') { await incoming.push({ kind: 'oversize', bytes: ev.bytes, limit: maxBytes }); continue; }
-      const text = ev.text;
-      if (text.trim() === '') continue; // blank lines carry no message
-      let value: unknown;
-      try {
-        value = JSON.parse(text);
-      } catch (err) {
-        await incoming.push({ kind: 'parse-error', detail: err instanceof Error ? err.message : String(err) });
-        continue;
-      }
-      await incoming.push({ kind: 'value', value });
-    }
-  };
-  const stop = (): void => { input.destroy(); };
-  signal.addEventListener('abort', stop, { once: true });
+/** Turns one line event into what the processor receives (undefined for a blank line). */
+function toIncoming(ev: LineEvent, maxBytes: number): Incoming | undefined {
+  if (ev.kind === 'oversize') return { kind: 'oversize', bytes: ev.bytes, limit: maxBytes };
+  if (ev.text.trim() === '') return undefined; // blank lines carry no message
   try {
-    for await (const chunk of input) {
-      await forward(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : (chunk as Buffer)));
-      if (signal.aborted) break;
-    }
-    if (!signal.aborted) await forward(splitter.end());
-  } catch {
-    // A destroyed or broken stdin ends the input like EOF does.
-  } finally {
-    signal.removeEventListener('abort', stop);
-    incoming.close();
+    return { kind: 'value', value: JSON.parse(ev.text) };
+  } catch (err) {
+    return { kind: 'parse-error', detail: err instanceof Error ? err.message : String(err) };
   }
+}
+
+/**
+ * Reads until end of input (or until `signal` aborts), then closes the queue. Lines go to the
+ * queue without waiting while it has room; when it is full, stdin is paused until every line of
+ * the chunk is queued, so the pipe fills and the client's writes block instead of our memory growing.
+ */
+export function runReader(input: Readable, incoming: AsyncQueue<Incoming>, maxBytes: number, signal: AbortSignal): Promise<void> {
+  const splitter = new LineSplitter(maxBytes);
+  return new Promise((resolve) => {
+    let backlog: Promise<void> = Promise.resolve();
+    let waiting = false;
+    let done = false;
+    const offer = (events: LineEvent[]): void => {
+      for (let i = 0; i < events.length; i++) {
+        const item = toIncoming(events[i]!, maxBytes);
+        if (item === undefined) continue;
+        if (!waiting && incoming.tryPush(item)) continue;
+        // Full: keep order by queueing this and the rest behind the pending pushes.
+        waiting = true;
+        input.pause();
+        const rest = [item, ...events.slice(i + 1).map((ev) => toIncoming(ev, maxBytes)).filter((x): x is Incoming => x !== undefined)];
+        backlog = backlog.then(async () => {
+          for (const r of rest) await incoming.push(r).catch(() => undefined);
+        });
+        const mine = backlog;
+        void mine.then(() => {
+          if (backlog !== mine) return;
+          waiting = false;
+          if (!done) input.resume();
+        });
+        return;
+      }
+    };
+    const finish = (): void => {
+      if (done) return;
+      done = true;
+      input.off('data', onData);
+      if (!signal.aborted) offer(splitter.end());
+      void backlog.then(() => { incoming.close(); resolve(); });
+    };
+    const onData = (chunk: Buffer | string): void => {
+      offer(splitter.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk));
+    };
+    const stop = (): void => { finish(); input.destroy(); };
+    if (signal.aborted) { stop(); return; }
+    signal.addEventListener('abort', stop, { once: true });
+    input.on('data', onData);
+    input.once('end', finish);
+    input.once('close', finish);
+    input.once('error', finish); // a broken stdin ends the input like EOF does
+  });
 }

@@ -19,6 +19,12 @@ export async function runWriter(outgoing: AsyncQueue<Outgoing>, output: Writable
     const rest = outgoing.takeAvailable(MAX_BATCH);
     let text = serialize(first) + '\n';
     for (const m of rest) text += serialize(m) + '\n';
+    // Answers to one input chunk are produced in one turn of the event loop, a few at a time;
+    // corking until the turn ends sends them in one system call instead of one each.
+    if (!output.writableCorked) {
+      output.cork();
+      process.nextTick(() => output.uncork());
+    }
     if (!output.write(text)) await waitDrain(output);
   }
   if (!broken && output.writableNeedDrain) await waitDrain(output);
