@@ -6,8 +6,7 @@ import type { Mode, ModeIssue, ModeSource } from './types.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
 import { validateModeDocument } from './validate-mode.js';
-import { readModeFileText } from './mode-file.js';
-import { YamlError } from './yaml.js';
+import type { YamlDocument } from './yaml.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
 export const MAX_MODE_FILE_BYTES = 10 * 1024 * 1024;
@@ -157,7 +156,9 @@ export async function readModeLayer(
     out.issues.push({ file, line: 1, message: `cannot read the file (${code ?? (err instanceof Error ? err.message : String(err))})` });
     return out;
   }
-  let parsed: ReturnType<typeof readModeFileText>;
+  // The YAML reader loads only when a mode file exists: a server with none never pays for it.
+  const [{ readModeFileText }, { YamlError }] = await Promise.all([import('./mode-file.js'), import('./yaml.js')]);
+  let parsed: YamlDocument;
   try {
     parsed = readModeFileText(text, { jsonFallback });
   } catch (err) {

@@ -2,7 +2,7 @@
 // a lock file per session shared by processes, reading back and cleaning leftovers. Never decides
 // expiry, keeps sessions in memory, deletes a file it cannot parse, or touches a path built from an
 // id that is not exactly `ses_` + 24 hex.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';

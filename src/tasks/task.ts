@@ -1,6 +1,6 @@
 // Owns the task and session record types, their pure transitions (create, switch mode, finish,
 // link a child) and their public JSON shape. Never does I/O, reads a clock or keeps state.
-import { randomBytes } from 'node:crypto';
+import { randomBytes } from './random.js';
 import { ValidationError } from '../rpc/errors.js';
 
 /** Every task state, in one table; `active` is the only state a task can leave. */
