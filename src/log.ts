@@ -1,6 +1,5 @@
 // The logger: records go to stderr (or a log file) and, once a client asks with logging/setLevel,
 // to the client as notifications/message. It never touches stdout.
-import { appendFileSync } from 'node:fs';
 
 /** RFC 5424 levels, in MCP's order (lowest first). One table. */
 export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
@@ -33,8 +32,8 @@ export interface Logger {
 export interface LogSink {
   /** Minimum level written to stderr or the file. */
   level: LogLevel;
-  /** Where the text goes: a file path, or null for stderr. */
-  file: string | null;
+  /** Where the text goes: stderr, or the log file's stream (never stdout). */
+  write(line: string): void;
   /** Set by the MCP layer when the client enabled logging; receives every record. */
   forward: LogForward | null;
 }
@@ -48,12 +47,7 @@ function describe(data: unknown): string {
 export function createLogger(sink: LogSink, name = 'server'): Logger {
   const emit = (level: LogLevel, message: string, data?: unknown): void => {
     if (levelRank(level) >= levelRank(sink.level)) {
-      const line = `${new Date().toISOString()} ${level.toUpperCase()} [${name}] ${message}${describe(data)}\n`;
-      if (sink.file) {
-        try { appendFileSync(sink.file, line); } catch { process.stderr.write(line); }
-      } else {
-        process.stderr.write(line);
-      }
+      sink.write(`${new Date().toISOString()} ${level.toUpperCase()} [${name}] ${message}${describe(data)}\n`);
     }
     sink.forward?.({ level, logger: name, message, data: data instanceof Error ? data.message : data });
   };

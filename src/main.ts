@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
 // three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
-import { readFileSync } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readFileSync, type WriteStream } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { AsyncQueue } from './pipeline/queue.js';
 import { runReader } from './pipeline/reader.js';
@@ -16,6 +17,11 @@ import type { Services } from './services.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
+
+// Mode files bring their own regexes (fileRegex). Beyond the static checks in regex-safety.ts,
+// V8 switches any regex that backtracks excessively to its linear-time engine, so no pattern can
+// stall the event loop, whatever its shape. Set before any regex is compiled.
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const MAIN_PATH = fileURLToPath(import.meta.url);
@@ -84,7 +90,22 @@ async function serve(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) { io.err(`roo-modes-server: ${err.message}\n`); return 2; }
     throw err;
   }
-  const sink: LogSink = { level: effectiveLogLevel(config), file: config.logging.file, forward: null };
+  let logStream: WriteStream | null = null;
+  if (config.logging.file !== null) {
+    // Checked once, before serving, so a bad path is a clear exit 2 rather than lost logs.
+    try { closeSync(openSync(config.logging.file, 'a')); } catch (err) {
+      io.err(`roo-modes-server: cannot open the log file ${config.logging.file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    logStream = createWriteStream(config.logging.file, { flags: 'a' });
+    logStream.on('error', () => { /* a log file that breaks later must not take the server down */ });
+  }
+  const toFile = logStream;
+  const sink: LogSink = {
+    level: effectiveLogLevel(config),
+    write: toFile ? (line) => { toFile.write(line); } : (line) => { process.stderr.write(line); },
+    forward: null,
+  };
   const log = createLogger(sink);
   const incoming = new AsyncQueue<Incoming>(256);
   const outgoing = new AsyncQueue<Outgoing>(1024);
@@ -136,6 +157,7 @@ async function serve(argv: string[]): Promise<number> {
   const s = started.services ? await started.services.catch(() => null) : null;
   await s?.close();
   process.stdin.destroy();
+  if (logStream) await new Promise<void>((resolve) => logStream!.end(resolve));
   return 0;
 }
 

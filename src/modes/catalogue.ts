@@ -1,7 +1,7 @@
 // The modes in force as an immutable snapshot, and how one is built: which files are the sources,
 // how each is read and validated, and how layers merge by slug. Holds no state between loads.
-import { readFile, stat } from 'node:fs/promises';
-import { join, resolve } from 'node:path';
+import { readFile, realpath, stat } from 'node:fs/promises';
+import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Mode, ModeIssue, ModeSource } from './types.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
@@ -82,6 +82,20 @@ async function isFile(path: string): Promise<boolean> {
   try { return (await stat(path)).isFile(); } catch { return false; }
 }
 
+/** Mode-set file types (the same list the mode-set tools accept). */
+const SET_EXTENSIONS = ['.yaml', '.yml', '.json'] as const;
+
+/** True when the file's real location (links followed) is inside the project's real location. */
+async function staysInside(file: string, root: string): Promise<boolean> {
+  try {
+    const [realFile, realRoot] = await Promise.all([realpath(file), realpath(root)]);
+    const rel = relative(realRoot, realFile);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel);
+  } catch {
+    return false;
+  }
+}
+
 /** A path is a plain file name in roles/: no separators, no dot names, no control characters. */
 function safeName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\u0000-\u001f\u007f]/.test(name);
@@ -117,14 +131,15 @@ export async function resolveModeFiles(config: ModeSourcesConfig): Promise<ModeF
     }
   }
   if (name !== null) {
-    const target = safeName(name) ? join(setsDir, ROLES_DIR, name) : null;
-    if (target && (await isFile(target))) return { global, project: { file: target, kind: 'modeset' }, notices };
-    notices.push({
-      file: pointer, line: 1,
-      message: target
-        ? `the active mode set "${name}" is not a file in ${join(setsDir, ROLES_DIR)}; using .roomodes`
-        : `the active mode set pointer must hold a plain file name, got ${JSON.stringify(name.slice(0, 80))}; using .roomodes`,
-    });
+    const rolesDir = join(setsDir, ROLES_DIR);
+    const target = safeName(name) && SET_EXTENSIONS.some((ext) => name!.endsWith(ext)) ? join(rolesDir, name) : null;
+    const problem = target === null
+      ? `the active mode set pointer must hold a plain .yaml, .yml or .json file name, got ${JSON.stringify(name.slice(0, 80))}`
+      : !(await isFile(target)) ? `the active mode set "${name}" is not a file in ${rolesDir}`
+        : !(await staysInside(target, root)) ? `the active mode set "${name}" leads outside the project through a symbolic link`
+          : null;
+    if (problem === null && target !== null) return { global, project: { file: target, kind: 'modeset' }, notices };
+    notices.push({ file: pointer, line: 1, message: `${problem}; using .roomodes` });
   }
   return { global, project: { file: join(root, '.roomodes'), kind: 'roomodes' }, notices };
 }

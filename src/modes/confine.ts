@@ -1,7 +1,7 @@
 // The symlink half of project-root confinement: where a path really leads on disk. checkToolUse
 // judges the text of a path (pure, synchronous); this asks the file system and never writes.
 import { realpath } from 'node:fs/promises';
-import { dirname, isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, resolve, sep } from 'node:path';
 
 /** How long a resolved location is trusted; a link created or changed is seen after at most this. */
 const TTL_MS = 1000;
@@ -22,17 +22,20 @@ export class SymlinkGuard {
   /** True when `path` (relative to `root`) resolves through a symlink to a place outside `root`. */
   async leadsOutside(path: string, root: string): Promise<boolean> {
     const realRoot = (await this.#real(resolve(root))) ?? resolve(root);
-    // The file may not exist yet (a tool about to create it): its nearest existing ancestor decides.
-    let probe = resolve(root, path);
+    // The path is joined as text, never normalised: `link/../x` must be resolved the way the
+    // kernel does (the link first, then `..`), or a link to /etc/ssl turns `link/../passwd` into
+    // an innocent-looking `passwd`. A path that does not exist yet (a tool about to create it) is
+    // judged by its longest existing prefix.
+    let probe = isAbsolute(path) ? path : `${root}${sep}${path}`;
     for (;;) {
       const real = await this.#real(probe);
       if (real !== null) {
         const rel = relative(realRoot, real);
         return rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel);
       }
-      const parent = dirname(probe);
-      if (parent === probe) return false;
-      probe = parent;
+      const cut = probe.lastIndexOf(sep);
+      if (cut <= 0) return false;
+      probe = probe.slice(0, cut);
     }
   }
 

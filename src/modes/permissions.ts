@@ -89,10 +89,13 @@ export function checkToolUse(
     return { allowed: true, group: 'always', reason: `Tool ${label} is available in every mode.` };
   }
 
-  const qualified = parseQualifiedName(tool);
+  // MCP tools: our qualified mcp__<server>__<tool>, and Roo's own dynamic mcp_<server>_<tool>
+  // names (Roo allows any mcp_ name in a mode with the mcp group).
+  const qualified = parseQualifiedName(tool) !== null
+    || (tool.startsWith('mcp_') && !tool.startsWith('mcp__') && tool.length > 4 && groupOfTool(tool) === undefined);
   const group = qualified ? 'mcp' : groupOfTool(tool);
   if (group === undefined) {
-    const hint = tool.startsWith('mcp_') ? ' MCP tools are named mcp__<server>__<tool>.' : '';
+    const hint = '';
     const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools ? ', and any MCP tool (mcp__<server>__<tool>)' : '';
     return {
       allowed: false, group: null, error: 'tool',

@@ -104,10 +104,15 @@ export class ModeRegistry {
     const after = await loadCatalogue(this.#config);
     if (this.#closed) return;
     this.#current = after;
-    for (const issue of after.issues) {
-      this.#log.warn(`${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.message}`);
+    // A reload that finds the same problems says nothing new; only changed findings are logged.
+    if (JSON.stringify(after.issues) !== JSON.stringify(before.issues)) {
+      for (const issue of after.issues) {
+        this.#log.warn(`${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.message}`);
+      }
     }
-    for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
+    if (JSON.stringify(after.notices) !== JSON.stringify(before.notices)) {
+      for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
+    }
     if (this.#watching) await this.#syncWatchers();
     if (!notify) return;
     const change = diffCatalogues(before, after);

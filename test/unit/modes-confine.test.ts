@@ -22,6 +22,8 @@ test('finds paths that leave the project root through a symlink, existing or not
   assert.equal(await leadsOutside('inner/app.ts', root), false, 'a link that stays inside is fine');
   assert.equal(await leadsOutside('src/app.ts', root), false);
   assert.equal(await leadsOutside('docs/new/plan.md', root), false, 'missing folders inside the root');
+  assert.equal(await leadsOutside('link/../secret.txt', root), true, '`..` after a link climbs from where the link leads');
+  assert.equal(await leadsOutside('link/../project/src/app.ts', root), false, 'and may come back inside');
 });
 
 test('sees a link created after a check once the short cache has expired', async (t) => {

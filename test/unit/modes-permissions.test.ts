@@ -124,6 +124,10 @@ test('qualified MCP names belong to the mcp group and honour the allow-list with
   assert.match(refused.reason, /allow-list/);
   assert.equal(checkToolUse(narrowed, 'use_mcp_tool', {}, ctx).allowed, true);
   assert.equal(checkToolUse(custom([['mcp', { tools: ['mcp__*'] }]]), 'mcp__any__thing', {}, ctx).allowed, true);
+  // Roo's own dynamic names (mcp_<server>_<tool>) belong to mcp too, but never pass an allow-list.
+  assert.equal(checkToolUse(mode('code'), 'mcp_github_create_issue', {}, ctx).allowed, true);
+  assert.equal(checkToolUse(mode('orchestrator'), 'mcp_github_create_issue', {}, ctx).allowed, false);
+  assert.equal(checkToolUse(narrowed, 'mcp_github_create_issue', {}, ctx).allowed, false);
   const malformed = checkToolUse(mode('code'), 'mcp__github', {}, ctx);
   assert.deepEqual([malformed.allowed, malformed.error], [false, 'tool']);
 });
