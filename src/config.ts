@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from './log.js';
+import { isRecord as isObject } from './rpc/jsonrpc.js';
 
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
@@ -22,7 +23,6 @@ export interface ServerConfig {
 export class ConfigError extends Error {}
 
 type Json = Record<string, unknown>;
-const isObject = (v: unknown): v is Json => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export const CONFIG_SCHEMA_URL = new URL('../schemas/config.schema.json', import.meta.url);
 

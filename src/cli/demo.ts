@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { connectStdio, type McpClient } from '../client/client.js';
 import type { JsonObject } from '../client/connection.js';
 import { McpError } from '../client/errors.js';
+import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 export interface DemoIo {
   out(text: string): void;
@@ -26,7 +27,6 @@ Exit code 0 when every step gave the expected answer, 1 otherwise, 2 on a usage 
 /** A step's outcome did not match what the workflow expects. */
 class Unexpected extends Error {}
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const meta = (r: JsonObject): JsonObject => (isObject(r.metadata) ? r.metadata : {});
 const text = (r: JsonObject): string => (Array.isArray(r.content) ? r.content : [])
   .flatMap((b: unknown) => (isObject(b) && typeof b.text === 'string' ? [b.text] : [])).join('\n');

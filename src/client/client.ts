@@ -5,6 +5,7 @@ import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS } from '../mcp/lifecycle.js'
 import { Connection, type JsonObject, type NotificationHandler, type RequestOptions } from './connection.js';
 import { McpAbortError, McpError, McpProtocolError, UnsupportedProtocolVersionError } from './errors.js';
 import { ServerProcess, type CloseOptions, type CloseResult, type StdioServerParams } from './process.js';
+import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 export interface Root {
   uri: string;
@@ -52,7 +53,6 @@ export interface Prompt extends JsonObject {
   name: string;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 /** A cursor loop longer than this is a server bug, not a long list. */
 const MAX_PAGES = 10_000;
 

@@ -4,6 +4,7 @@
 import { encodeMessage, LineDecoder } from './framing.js';
 import { ClientClosedError, McpAbortError, McpError, McpTimeoutError, ServerExitedError } from './errors.js';
 import type { ServerProcess } from './process.js';
+import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 export type JsonObject = Record<string, unknown>;
 export type NotificationHandler = (params: JsonObject, method: string) => void;
@@ -22,7 +23,6 @@ interface Pending {
   reject(err: Error): void;
 }
 
-const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isId = (v: unknown): v is string | number => typeof v === 'string' || (typeof v === 'number' && Number.isInteger(v));
 
 /**

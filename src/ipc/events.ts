@@ -1,5 +1,6 @@
 // What the bridge does with Roo's TaskEvents: two bounded poll queues, waiters for the next matching
 // event, and the facts about event names. It never touches a socket and never decides when to send.
+import { isRecord } from '../rpc/jsonrpc.js';
 
 /** One event as the rest of the server sees it (reference B2); `taskId` is Roo's numeric evals id. */
 export interface RooEvent { eventName: string; payload: unknown; taskId?: number }
@@ -17,7 +18,6 @@ export const QUERIES = {
 } as const;
 export type QueryKind = keyof typeof QUERIES;
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** True when a `message` event carries a message still being streamed (Roo's own test: partial === true). */
 export function isPartialMessage(event: RooEvent): boolean {

@@ -1,6 +1,7 @@
 // Roo Code's IPC wire format: form-feed-terminated UTF-8 JSON frames wrapping an IpcMessage.
 // Pure: it owns the partial tail of the byte stream and the message guards; it never touches a socket.
 import { StringDecoder } from 'node:string_decoder';
+import { isRecord } from '../rpc/jsonrpc.js';
 
 /** node-ipc ends every frame with a form feed; JSON.stringify escapes 0x0C, so it never occurs inside one. */
 export const FRAME_DELIMITER = '\f';
@@ -102,7 +103,6 @@ export class FrameDecoder {
 
 export type ParsedFrame = { ok: true; message: IpcMessage } | { ok: false; reason: string };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** Narrows one frame's text to a known IpcMessage; anything else gets a short reason for the log. */

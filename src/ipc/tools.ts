@@ -5,8 +5,8 @@ import { ValidationError } from '../rpc/errors.js';
 import type { BridgeStatus, RooBridge } from './bridge.js';
 import type { RooEvent } from './events.js';
 import type { TaskCommandName } from './frames.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const str = (args: Record<string, unknown>, key: string): string | undefined => (typeof args[key] === 'string' ? args[key] : undefined);
 const strings = (args: Record<string, unknown>, key: string): string[] | undefined => {
   const v = args[key];

@@ -3,6 +3,7 @@
 import { TOOL_GROUP_NAMES, type GroupEntry, type GroupName, type GroupOptions, type ModeConfig, type ModeIssue } from './types.js';
 import { isGroupName } from './tool-groups.js';
 import { fileRegexProblem } from './regex-safety.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 
 export const SLUG_PATTERN = /^[a-zA-Z0-9-]+$/;
 
@@ -23,7 +24,6 @@ export interface DocumentResult {
   notices: ModeIssue[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const show = (v: unknown): string => {
   const text = JSON.stringify(v) ?? String(v);
   return text.length > 60 ? `${text.slice(0, 60)}…` : text;

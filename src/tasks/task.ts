@@ -2,6 +2,7 @@
 // link a child) and their public JSON shape. Never does I/O, reads a clock or keeps state.
 import { randomBytes } from './random.js';
 import { ValidationError } from '../rpc/errors.js';
+import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 /** Every task state, in one table; `active` is the only state a task can leave. */
 export const TASK_STATES = ['active', 'completed', 'failed', 'cancelled'] as const;
@@ -147,7 +148,6 @@ export function taskToJson(t: TaskRecord): TaskJson {
 
 // Reading back: a file may have been edited by hand or written by a newer version, so every
 // field is checked; the first problem found is returned as text instead of a record.
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const optString = (v: unknown): v is string | undefined => v === undefined || typeof v === 'string';
 
 /** Epoch ms of an ISO-8601 timestamp, or NaN. */
