@@ -21,9 +21,13 @@ export interface ModeToolDeps {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
+function requireModeError(cat: Catalogue, slug: string): ModeNotFoundError {
+  return new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+}
+
 function requireMode(cat: Catalogue, slug: string): CompiledMode {
   const mode = cat.get(slug);
-  if (!mode) throw new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+  if (!mode) throw requireModeError(cat, slug);
   return mode;
 }
 
@@ -103,8 +107,13 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
 
     async switch_mode(args) {
       const sessionId = args.session_id as string;
-      await d.sessions.get(sessionId); // unknown/expired sessions answer before an unknown mode
-      const mode = requireMode(d.catalogue(), args.new_mode_slug as string);
+      const cat = d.catalogue();
+      const mode = cat.get(args.new_mode_slug as string);
+      if (!mode) {
+        await d.sessions.get(sessionId); // an unknown or expired session is the first thing to report
+        throw requireModeError(cat, args.new_mode_slug as string);
+      }
+      // No await before the switch: it must apply in arrival order with other calls on this session.
       const reason = str(args.reason);
       const { oldMode } = await d.sessions.switchMode(sessionId, mode.slug, reason);
       const groups = describeToolGroups(mode);

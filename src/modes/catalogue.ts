@@ -190,7 +190,14 @@ export async function readModeLayer(
       return out;
     }
   }
-  const checked = validateModeDocument(value, file, parsed.positions);
+  let checked: ReturnType<typeof validateModeDocument>;
+  try {
+    checked = validateModeDocument(value, file, parsed.positions);
+  } catch (err) {
+    // One hostile file must never keep the other sources (or the server) from loading.
+    out.issues.push({ file, line: 1, message: `cannot check the file: ${err instanceof Error ? err.message : String(err)}` });
+    return out;
+  }
   out.issues.push(...checked.issues);
   out.notices.push(...checked.notices);
   out.modes = checked.modes.map((p) => ({ ...p.mode, source, file, ...(p.line !== undefined ? { line: p.line } : {}) }));

@@ -37,7 +37,26 @@ export function readModeFileText(text: string, options: { jsonFallback: boolean 
     } catch {
       throw yamlError;
     }
+    // JSON.parse has no depth limit; what comes through the fallback gets the YAML reader's.
+    if (nestingDepth(value) > MAX_DEPTH) throw new YamlError(`the document nests deeper than ${MAX_DEPTH} levels`, 1, 1);
     return { value: value ?? {}, positions: new WeakMap() };
   }
   return doc.value === null || doc.value === undefined ? { value: {}, positions: doc.positions } : doc;
+}
+
+/** The YAML reader's default depth cap, applied to JSON documents as well. */
+const MAX_DEPTH = 1000;
+
+/** Deepest nesting of arrays and objects, measured without recursion (the value may be hostile). */
+function nestingDepth(value: unknown): number {
+  let deepest = 0;
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth + 1 > deepest) deepest = depth + 1;
+    if (deepest > MAX_DEPTH) return deepest;
+    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return deepest;
 }

@@ -13,11 +13,15 @@ export type Incoming =
   | { kind: 'parse-error'; detail: string }
   | { kind: 'oversize'; bytes: number; limit: number };
 
-/** A running request. Its AbortController is made only when a handler asks for the signal. */
-interface InFlight { controller: AbortController | null; cancelled: Error | null; answered: boolean }
+/**
+ * A running request. Its AbortController is made only when a handler asks for the signal.
+ * `aborted` stops the work; `dropped` (a client's cancellation) also suppresses the answer.
+ */
+interface InFlight { controller: AbortController | null; aborted: Error | null; dropped: boolean; answered: boolean }
 
-function cancel(entry: InFlight, reason: Error): void {
-  entry.cancelled ??= reason;
+function abort(entry: InFlight, reason: Error, drop: boolean): void {
+  if (drop) entry.dropped = true;
+  entry.aborted ??= reason;
   entry.controller?.abort(reason);
 }
 
@@ -78,9 +82,9 @@ export class Processor {
     this.#clientWaits.clear();
   }
 
-  /** Aborts every in-flight request (used on SIGTERM after a grace period). */
+  /** Tells every in-flight request to stop (at shutdown, after a grace); their outcomes are still sent. */
   abortAll(): void {
-    for (const entry of this.#inFlight.values()) cancel(entry, new Error('server shutting down'));
+    for (const entry of this.#inFlight.values()) abort(entry, new Error('server shutting down'), false);
   }
 
   /** Queues a notification without waiting; false when the client is not keeping up. */
@@ -176,7 +180,7 @@ export class Processor {
     const handler = methods.requests.get(req.method);
     if (!handler) return errorMessage(req.id, new MethodNotFoundError(req.method).toWire());
     const key = JSON.stringify(req.id);
-    const entry: InFlight = { controller: null, cancelled: null, answered: false };
+    const entry: InFlight = { controller: null, aborted: null, dropped: false, answered: false };
     this.#inFlight.set(key, entry);
     const params = req.params ?? {};
     const meta = isRecord(params._meta) ? params._meta : undefined;
@@ -186,7 +190,7 @@ export class Processor {
       get signal(): AbortSignal {
         if (!entry.controller) {
           entry.controller = new AbortController();
-          if (entry.cancelled) entry.controller.abort(entry.cancelled);
+          if (entry.aborted) entry.controller.abort(entry.aborted);
         }
         return entry.controller.signal;
       },
@@ -194,7 +198,7 @@ export class Processor {
     };
     const settle = (result: unknown, error: WireError | undefined): Outgoing | undefined => {
       if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key);
-      if (entry.answered || entry.cancelled) return undefined;
+      if (entry.answered || entry.dropped) return undefined;
       entry.answered = true;
       return error ? errorMessage(req.id, error) : resultMessage(req.id, result);
     };
@@ -218,7 +222,7 @@ export class Processor {
       const entry = this.#inFlight.get(JSON.stringify(id));
       if (!entry) return;
       this.#o.log.debug(`request ${JSON.stringify(id)} cancelled by the client`, params.reason);
-      cancel(entry, new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'));
+      abort(entry, new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'), true);
       return;
     }
     const handler = this.#o.methods.notifications.get(method);

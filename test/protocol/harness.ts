@@ -130,6 +130,8 @@ export function startServer(t: { after(fn: () => void | Promise<void>): void }, 
 /** A temporary folder removed after the test. */
 export function tempDir(t: { after(fn: () => void): void }, prefix = 'rms-'): string {
   const dir = mkdtempSync(join(tmpdir(), prefix));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  // A server still writing into the folder can make removal fail; that must not skip the
+  // cleanups registered after this one (which stop the server).
+  t.after(() => { try { rmSync(dir, { recursive: true, force: true, maxRetries: 3 }); } catch { /* left for the OS */ } });
   return dir;
 }
