@@ -1,12 +1,12 @@
 // `roo-modes-server add-to-mcp-config`: adds or updates this server's entry in an MCP client's
 // config file. It never loses another entry, a comment or the old file, and never uses npx.
 
-import { randomBytes } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, mkdir, open, readFile, rename, stat, unlink } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
-import { JSONC, JsonSyntaxError, STRICT_JSON, upsertNestedMember, type Dialect } from './jsonc.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { JSONC, JsonSyntaxError, mergeNestedMember, STRICT_JSON, type Dialect } from './jsonc.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
@@ -63,7 +63,7 @@ const CLIENTS: Record<ClientName, {
 const USAGE = `Usage:
   roo-modes-server add-to-mcp-config --client claude|vscode|roo|cursor [options]
 
-Adds (or updates) this server in the client's MCP config, keeping every other entry and comment.
+Adds (or updates) this server in the client's MCP config, keeping every other entry, key and comment.
   --client NAME         claude (global file), vscode (.vscode/mcp.json), roo (.roo/mcp.json),
                         cursor (.cursor/mcp.json)
   --global              use the client's per-user file instead of the project's (vscode, roo, cursor)
@@ -130,20 +130,22 @@ function locate(client: ClientName, o: Options, io: AddToMcpConfigIo, projectDir
   return o.global || spec.project === undefined ? spec.global(places) : spec.project(places);
 }
 
-/** Writes next to the target, flushes to disk, then renames over it: readers see old or new. */
-async function writeAtomically(file: string, text: string, mode: number, path: typeof posix): Promise<void> {
-  const temp = path.join(path.dirname(file), `.${path.basename(file)}.tmp-${process.pid}-${randomBytes(4).toString('hex')}`);
-  const handle = await open(temp, 'wx', mode);
+const errCode = (err: unknown): string | undefined =>
+  err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+
+/**
+ * The file to read, back up and replace: through any symlinks, so the rename lands on the real
+ * file and a linked config (dotfiles) stays a link. A path that does not exist yet is used as is;
+ * a link to nothing is refused, since writing would replace the link with a file.
+ */
+async function resolveTarget(file: string): Promise<string | { refused: string }> {
   try {
-    await handle.writeFile(text, 'utf8');
-    await handle.sync();
-    await handle.close();
-    await rename(temp, file);
+    return await realpath(file);
   } catch (err) {
-    await handle.close().catch(() => undefined);
-    await unlink(temp).catch(() => undefined);
-    throw err;
+    if (errCode(err) !== 'ENOENT') return { refused: `cannot use ${file}: ${reasonOf(err)}` };
   }
+  const dangling = await lstat(file).then((st) => st.isSymbolicLink(), () => false);
+  return dangling ? { refused: `${file} is a symbolic link to a file that does not exist; create that file or remove the link` } : file;
 }
 
 async function backup(file: string): Promise<string> {
@@ -154,7 +156,7 @@ async function backup(file: string): Promise<string> {
       await copyFile(file, target, fsConstants.COPYFILE_EXCL);
       return target;
     } catch (err) {
-      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST') || n > 100) throw err;
+      if (errCode(err) !== 'EEXIST' || n > 100) throw err;
     }
   }
 }
@@ -195,22 +197,25 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     return 1;
   };
 
+  const target = await resolveTarget(file);
+  if (typeof target !== 'string') return refuse(target.refused);
   let old: string | undefined;
   let mode = 0o644;
   try {
-    const st = await stat(file);
+    const st = await stat(target);
     if (!st.isFile()) return refuse(`${file} exists but is not a regular file`);
     if ((st.mode & 0o222) === 0) return refuse(`${file} is read-only; make it writable (e.g. chmod u+w) and run again`);
     mode = st.mode & 0o777;
-    old = await readFile(file, 'utf8');
+    old = await readFile(target, 'utf8');
   } catch (err) {
-    if (!(err instanceof Error && 'code' in err && err.code === 'ENOENT')) return refuse(`cannot use ${file}: ${reasonOf(err)}`);
+    if (errCode(err) !== 'ENOENT') return refuse(`cannot use ${file}: ${reasonOf(err)}`);
   }
 
   const base = old === undefined || old.trim() === '' ? '{}\n' : old;
-  let outcome: ReturnType<typeof upsertNestedMember>;
+  let outcome: ReturnType<typeof mergeNestedMember>;
   try {
-    outcome = upsertNestedMember(base, spec.dialect, spec.key, o.name, entry);
+    // An existing entry keeps its other keys (env, disabled, alwaysAllow...): only these are set.
+    outcome = mergeNestedMember(base, spec.dialect, spec.key, o.name, entry);
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
     const strict = spec.dialect === STRICT_JSON ? ` (${spec.label} reads strict JSON: no comments, no trailing commas)` : '';
@@ -229,9 +234,9 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   }
   let saved: string | undefined;
   try {
-    await mkdir(path.dirname(file), { recursive: true });
-    if (old !== undefined) saved = await backup(file);
-    await writeAtomically(file, outcome.text, mode, path);
+    await mkdir(path.dirname(target), { recursive: true });
+    if (old !== undefined) saved = await backup(target);
+    await writeFileAtomic(target, outcome.text, { mode });
   } catch (err) {
     return refuse(`cannot write ${file}: ${reasonOf(err)}`);
   }

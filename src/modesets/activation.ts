@@ -2,7 +2,7 @@
 // orchestrator_mode_restore. Order on disk is always: safety backup, new set content, pointer last,
 // then reload. It never writes outside roles/, backups/ and the pointer file.
 import { ValidationError } from '../rpc/errors.js';
-import { writeFileAtomic, writeFileExclusive } from './atomic.js';
+import { writeFileAtomic, writeFileExclusive } from '../files/atomic-write.js';
 import { readBackup, listBackups, writeBackup, type WrittenBackup } from './backup.js';
 import { firstError, issuesOut, splitRoles } from './catalog.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';

@@ -5,7 +5,7 @@ import { createHash } from 'node:crypto';
 import { join } from 'node:path';
 import { readModeFileText } from '../modes/mode-file.js';
 import { ValidationError } from '../rpc/errors.js';
-import { writeFileExclusive } from './atomic.js';
+import { writeFileExclusive } from '../files/atomic-write.js';
 import { BACKUP_EXTENSIONS, checkBareName, checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { listNames, listSets, MAX_BACKUP_BYTES, readPointer, readSmallFile } from './store.js';
 import { toYaml, type Plain } from './yaml-write.js';

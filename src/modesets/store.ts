@@ -1,9 +1,9 @@
 // File access for mode sets: list and read the sets in roles/, and read or write the pointer
 // (active_mode_set). Every name passes the checks in paths.ts first; it never reads a file larger
-// than MAX_SET_BYTES and never writes except through atomic.ts.
+// than MAX_SET_BYTES and never writes except through src/files/atomic-write.ts.
 import { readdir, readFile, stat } from 'node:fs/promises';
 import { ValidationError } from '../rpc/errors.js';
-import { removeFile, writeFileAtomic } from './atomic.js';
+import { removeFile, writeFileAtomic } from '../files/atomic-write.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths, type NameKind } from './paths.js';
 
 /** Mode sets are small hand-written files; anything bigger is refused before it is read whole. */

@@ -1,11 +1,12 @@
 // The six orchestrator_mode_* tools: argument handling, the lock around every write, and the
 // report text. The work itself lives in activation.ts, backup.ts, create.ts and repair.ts; this
-// file never writes a file except through them and atomic.ts.
+// file never writes a file except through them and src/files/atomic-write.ts.
 import type { Logger } from '../log.js';
 import type { ToolFamily, ToolResult } from '../mcp/tool-types.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 import { ValidationError } from '../rpc/errors.js';
 import { ROOMODES, restoreBackup, selectSet } from './activation.js';
-import { writeFileAtomic, writeFileExclusive } from './atomic.js';
+import { writeFileAtomic, writeFileExclusive } from '../files/atomic-write.js';
 import { writeBackup } from './backup.js';
 import { describeRow, issuesOut, loadSet, splitRoles } from './catalog.js';
 import { buildSet, customRolesArg } from './create.js';
@@ -28,26 +29,25 @@ export interface ModesetDeps {
 }
 
 const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function modesetTools(deps: ModesetDeps): ToolFamily {
   const lock = new ModesetLock();
   const now = deps.now ?? (() => new Date());
   const paths = (): ModesetPaths => new ModesetPaths(deps.projectRoot(), deps.modesetsDir, deps.configDir);
   /** Every operation that writes runs here: one at a time, in this process and across processes. */
-  const locked = async <T>(p: ModesetPaths, fn: () => Promise<T>): Promise<T> => {
+  const locked = async <T>(p: ModesetPaths, signal: AbortSignal, fn: () => Promise<T>): Promise<T> => {
     await p.ensureDir(p.base);
-    return lock.run(p.lock, fn);
+    return lock.run(p.lock, fn, signal);
   };
   const result = (tool: string, metadata: Record<string, unknown>): ToolResult => ({ text: modesetText(tool, metadata), metadata });
   const env = (p: ModesetPaths) => ({ paths: p, now: now(), reload: deps.reload });
 
   return {
-    async orchestrator_mode_select(args) {
+    async orchestrator_mode_select(args, ctx) {
       const modeFile = args.mode_file as string;
       if (modeFile !== ROOMODES) checkFileName('mode_file', modeFile, SET_EXTENSIONS);
       const p = paths();
-      const out = await locked(p, () => selectSet(env(p), {
+      const out = await locked(p, ctx.signal, () => selectSet(env(p), {
         modeFile,
         validateFirst: bool(args.validate_first, true),
         autoCopy: bool(args.auto_copy_if_missing, true),
@@ -93,7 +93,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
       return result('orchestrator_mode_list', metadata);
     },
 
-    async orchestrator_mode_validate(args) {
+    async orchestrator_mode_validate(args, ctx) {
       const name = checkFileName('mode_file', args.mode_file as string, SET_EXTENSIONS);
       const p = paths();
       const repair = bool(args.repair_if_possible, false);
@@ -135,17 +135,17 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         }
         return out;
       };
-      return result('orchestrator_mode_validate', repair ? await locked(p, run) : await run());
+      return result('orchestrator_mode_validate', repair ? await locked(p, ctx.signal, run) : await run());
     },
 
-    async orchestrator_mode_create(args) {
+    async orchestrator_mode_create(args, ctx) {
       const raw = args.mode_name as string;
       const modeName = checkBareName('mode_name', raw.replace(/\.ya?ml$/i, ''));
       const file = `${modeName}.yaml`;
       const templateName = checkFileName('template_source', typeof args.template_source === 'string' ? args.template_source : BUILTIN_TEMPLATE, SET_EXTENSIONS);
       const settings = isRecord(args.mode_settings) ? args.mode_settings : {};
       const p = paths();
-      const out = await locked(p, async () => {
+      const out = await locked(p, ctx.signal, async () => {
         const template = await readTemplate(p, templateName);
         if (!template) {
           throw notFound('template_source', templateName, 'template', await templateNames(p), [`Put the template file in ${p.templates}`]);
@@ -182,11 +182,11 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
       return result('orchestrator_mode_create', out);
     },
 
-    async orchestrator_mode_backup(args) {
+    async orchestrator_mode_backup(args, ctx) {
       const name = typeof args.backup_name === 'string' ? checkBareName('backup_name', args.backup_name) : undefined;
       const includeBinding = bool(args.include_session_binding, true);
       const p = paths();
-      const b = await locked(p, async () => {
+      const b = await locked(p, ctx.signal, async () => {
         const pointer = await readPointer(p);
         return writeBackup(p, {
           reason: 'manual', includeBinding, now: now(),
@@ -208,10 +208,10 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
       return result('orchestrator_mode_backup', out);
     },
 
-    async orchestrator_mode_restore(args) {
+    async orchestrator_mode_restore(args, ctx) {
       const backupFile = checkFileName('backup_file', args.backup_file as string, BACKUP_EXTENSIONS);
       const p = paths();
-      const out = await locked(p, () => restoreBackup(env(p), {
+      const out = await locked(p, ctx.signal, () => restoreBackup(env(p), {
         backupFile,
         activate: bool(args.activate_after_restore, false),
         restoreBinding: bool(args.restore_session_binding, true),

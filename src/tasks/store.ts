@@ -2,32 +2,34 @@
 // a lock file per session shared by processes, reading back and cleaning leftovers. Never decides
 // expiry, keeps sessions in memory, deletes a file it cannot parse, or touches a path built from an
 // id that is not exactly `ses_` + 24 hex.
-import { randomBytes } from './random.js';
-import { mkdir, open, readdir, rename, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import { mkdir, open, readdir, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
+import { syncDirectory, writeFileAtomic } from '../files/atomic-write.js';
+import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../files/pid-lock.js';
 import type { Logger } from '../log.js';
 import { TaskNotFoundError } from '../rpc/errors.js';
 import { iso, makeSession, parseTime, SESSION_ID_PATTERN, taskFromJson, taskToJson, type SessionRecord } from './task.js';
 
-// How it works. A write goes to `.<id>.<pid>.<random>.tmp` in the same directory, gets its mtime
-// set to the session's last access, is fsynced, renamed over `<id>.json`, and then the directory
-// is fsynced (one directory fsync serves every rename that finished before it started). So after
-// a crash a session file is either the old or the new snapshot, never torn. A read touches only
-// the file's mtime (utimes, no rewrite): a session's last access is the later of the file's
-// `last_accessed` and its mtime, which lets other processes see accesses cheaply. Mutations of an
-// existing session hold `.<id>.lock` (created with O_EXCL, holding the pid) so two processes never
-// interleave read-modify-write; a lock whose process is gone, or which is older than
-// LOCK_STALE_MS, is broken.
+// How it works. A write goes to `.<id>.json.<pid>.<random>.tmp` in the same directory (through
+// src/files/atomic-write.ts), gets its mtime set to the session's last access, is fsynced, renamed
+// over `<id>.json`, and then the directory is fsynced (one directory fsync serves every rename that
+// finished before it started). So after a crash a session file is either the old or the new
+// snapshot, never torn. A read touches only the file's mtime (utimes, no rewrite): a session's
+// last access is the later of the file's `last_accessed` and its mtime, which lets other processes
+// see accesses cheaply. Mutations of an existing session hold `.<id>.lock` (a pid lock, see
+// src/files/pid-lock.ts) so two processes never interleave read-modify-write; a lock whose process
+// is gone, or which is older than LOCK_STALE_MS, is taken over by one process only, however many
+// find it stale at once.
 
 const FORMAT = 1;
 const FILE_PATTERN = /^(ses_[0-9a-f]{24})\.json$/;
-const LEFTOVER_PATTERN = /^\.ses_[0-9a-f]{24}\.(?:(\d+)\.[0-9a-f]+\.tmp|lock)$/;
+// Temp files, each carrying its writer's pid: a session file's (`.json.` since the shared writer;
+// older builds left it out), a lock's pid file, a stale lock moved aside. Then the lock files
+// themselves: a session's lock and the guard its breakers take (see src/files/pid-lock.ts).
+const LEFTOVER_PATTERN = /^\.ses_[0-9a-f]{24}\.(?:(?:json\.|lock\.(?:breaking\.)?(?:stale\.)?)?(\d+)\.[0-9a-f]+\.tmp|lock(?:\.breaking)?)$/;
 const LOCK_STALE_MS = 10_000;
 const LOCK_GIVE_UP_MS = 30_000;
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
-// Errors that mean "this platform cannot fsync a directory", not "the disk failed".
-const DIR_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF', 'ENOTSUP', 'EACCES']);
 
 export type ReadResult =
   | { kind: 'ok'; record: SessionRecord }
@@ -40,10 +42,6 @@ const ignoreMissing = (err: unknown): void => { if (errno(err) !== 'ENOENT') thr
 /** Refuses anything but `ses_` + 24 lowercase hex, before any path is built from it. */
 export function assertSessionId(id: unknown): asserts id is string {
   if (typeof id !== 'string' || !SESSION_ID_PATTERN.test(id)) throw new TaskNotFoundError(String(id).slice(0, 100));
-}
-
-function processAlive(pid: number): boolean {
-  try { process.kill(pid, 0); return true; } catch (err) { return errno(err) === 'EPERM'; }
 }
 
 export function sessionToFile(rec: SessionRecord): string {
@@ -139,7 +137,7 @@ export class SessionFiles {
     const text = sessionToFile(rec);
     const mtime = rec.lastAccessed / 1000;
     const prev = this.#writes.get(rec.id);
-    const run = prev === undefined ? this.#writeNow(rec.id, path, text, mtime) : prev.then(() => this.#writeNow(rec.id, path, text, mtime));
+    const run = prev === undefined ? this.#writeNow(path, text, mtime) : prev.then(() => this.#writeNow(path, text, mtime));
     const tail = run.then(() => {}, () => {});
     this.#writes.set(rec.id, tail);
     this.#pending.add(tail);
@@ -150,23 +148,10 @@ export class SessionFiles {
     return run;
   }
 
-  async #writeNow(id: string, path: string, text: string, mtime: number): Promise<void> {
+  async #writeNow(path: string, text: string, mtime: number): Promise<void> {
     await this.ensureDir();
-    const tmp = join(this.dir, `.${id}.${process.pid}.${randomBytes(6).toString('hex')}.tmp`);
-    try {
-      const fh = await open(tmp, 'wx', 0o600);
-      try {
-        await fh.writeFile(text, 'utf8');
-        await fh.utimes(mtime, mtime);
-        await fh.sync();
-      } finally {
-        await fh.close();
-      }
-      await rename(tmp, path);
-    } catch (err) {
-      await unlink(tmp).catch(() => {});
-      throw err;
-    }
+    // The directory fsync is left to the group commit below, shared by concurrent writes.
+    await writeFileAtomic(path, text, { mode: 0o600, mtime, syncDir: false });
     await this.#syncDir();
   }
 
@@ -181,22 +166,9 @@ export class SessionFiles {
   }
 
   #startDirSync(): Promise<void> {
-    const p: Promise<void> = this.#fsyncDir().finally(() => { if (this.#dirSyncRunning === p) this.#dirSyncRunning = null; });
+    const p: Promise<void> = syncDirectory(this.dir).finally(() => { if (this.#dirSyncRunning === p) this.#dirSyncRunning = null; });
     this.#dirSyncRunning = p;
     return p;
-  }
-
-  async #fsyncDir(): Promise<void> {
-    let fh: FileHandle;
-    try { fh = await open(this.dir, 'r'); } catch (err) {
-      if (DIR_SYNC_UNSUPPORTED.has(errno(err) ?? '')) return;
-      throw err;
-    }
-    try { await fh.sync(); } catch (err) {
-      if (!DIR_SYNC_UNSUPPORTED.has(errno(err) ?? '')) throw err;
-    } finally {
-      await fh.close();
-    }
   }
 
   /** Records an access without rewriting: losing one in a crash only shortens a session's life. */
@@ -214,35 +186,15 @@ export class SessionFiles {
     assertSessionId(id);
     await this.ensureDir();
     const path = join(this.dir, `.${id}.lock`);
-    const giveUp = Date.now() + LOCK_GIVE_UP_MS;
-    for (let delay = 1; ; delay = Math.min(delay * 2, 25)) {
-      try {
-        const fh = await open(path, 'wx', 0o600);
-        try { await fh.writeFile(`${process.pid}\n`); } finally { await fh.close(); }
-        return () => unlink(path).catch(() => {});
-      } catch (err) {
-        if (errno(err) !== 'EEXIST') throw err;
-      }
-      if (await this.#lockIsStale(path)) {
-        this.#log.warn(`breaking a stale lock on session ${id}`);
-        await unlink(path).catch(() => {});
-        continue;
-      }
-      if (Date.now() > giveUp) throw new Error(`session ${id} stayed locked for ${LOCK_GIVE_UP_MS} ms`);
-      await sleep(delay);
-    }
-  }
-
-  async #lockIsStale(path: string): Promise<boolean> {
-    let fh: FileHandle;
-    try { fh = await open(path, 'r'); } catch (err) { ignoreMissing(err); return false; } // released meanwhile
     try {
-      const [st, text] = await Promise.all([fh.stat(), fh.readFile('utf8')]);
-      if (Date.now() - st.mtimeMs > LOCK_STALE_MS) return true;
-      const pid = Number.parseInt(text, 10);
-      return Number.isInteger(pid) && pid > 0 && pid !== process.pid && !processAlive(pid);
-    } finally {
-      await fh.close();
+      const held = await acquirePidLock(path, {
+        timeoutMs: LOCK_GIVE_UP_MS, pollMs: 25, staleAfterMs: LOCK_STALE_MS, mode: 0o600,
+        onBreak: () => this.#log.warn(`breaking a stale lock on session ${id}`),
+      });
+      return () => held.release();
+    } catch (err) {
+      if (err instanceof LockBusyError) throw new Error(`session ${id} stayed locked for ${LOCK_GIVE_UP_MS} ms`);
+      throw err;
     }
   }
 
@@ -276,8 +228,8 @@ export class SessionFiles {
   async #removeIfStale(name: string, pid: number | undefined): Promise<void> {
     const path = join(this.dir, name);
     try {
-      if (pid === undefined) { // a lock file: its own staleness rule
-        if (await this.#lockIsStale(path)) await unlink(path);
+      if (pid === undefined) { // a lock file: its own staleness rule, taken over safely
+        await breakIfStale(path, { staleAfterMs: LOCK_STALE_MS });
         return;
       }
       // ctime, not mtime: a temp file's mtime is set to the session's last access on purpose.

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
-import { chmod, mkdir, mkdtemp, readdir, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAddToMcpConfig, type AddToMcpConfigIo } from '../../src/cli/add-to-mcp-config.js';
@@ -113,17 +113,100 @@ test('keeps every comment and trailing comma of a VS Code mcp.json it adds to', 
   assert.deepEqual(value.inputs, []);
 });
 
-test('refuses to replace an entry that holds comments, leaves the file untouched and prints the entry', async (t) => {
+test('updates an entry that holds comments, keeping the comments and the keys it does not set', async (t) => {
   const dir = await tempDir(t);
   const file = join(dir, 'mcp.json');
-  const before = '{\n  "servers": {\n    "roo-modes": {\n      // pinned on purpose\n      "command": "old"\n    },\n    "x": {"command": "y"}\n  }\n}\n';
+  const before = '{\n  "servers": {\n    "roo-modes": {\n      // pinned on purpose\n      "command": "old",\n      "env": {"A": "1"}, // mine\n    },\n    "x": {"command": "y"}\n  }\n}\n';
+  await writeFile(file, before);
+  const r = await add(['--client', 'vscode', '--file', file]);
+  assert.equal(r.code, 0, r.err);
+  const after = await readFile(file, 'utf8');
+  for (const comment of ['// pinned on purpose', '// mine']) assert.ok(after.includes(comment), `kept ${comment}: ${after}`);
+  assert.deepEqual(parseJson(after, JSONC).root.value, {
+    servers: { 'roo-modes': { command: NODE, env: { A: '1' }, type: 'stdio', args: [MAIN] }, x: { command: 'y' } },
+  });
+  assert.match(r.out, /^updated:/);
+});
+
+test('refuses to replace a value that holds a comment, leaves the file untouched and prints the entry', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'mcp.json');
+  const before = '{\n  "servers": {\n    "roo-modes": {\n      "command": "old",\n      "args": [/* pinned on purpose */ "x"]\n    }\n  }\n}\n';
   await writeFile(file, before);
   const r = await add(['--client', 'vscode', '--file', file]);
   assert.equal(r.code, 1);
-  assert.match(r.err, /contains comments that replacing it would lose/);
+  assert.match(r.err, /the "args" value of the existing "roo-modes" entry contains comments that replacing it would lose/);
   assert.match(r.err, /by hand:\n\s*"roo-modes": \{/);
   assert.equal(await readFile(file, 'utf8'), before);
   assert.deepEqual(await backups(dir), []);
+});
+
+test('keeps the other keys of an existing entry (env, disabled, alwaysAllow) in a strict JSON file', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'mcp.json');
+  const before = '{"mcpServers":{"roo-modes":{"command":"old","env":{"A":"1"},"disabled":false,"alwaysAllow":["x"]},"other":{"command":"o"}}}\n';
+  await writeFile(file, before);
+  const expected = {
+    mcpServers: { 'roo-modes': { command: NODE, env: { A: '1' }, disabled: false, alwaysAllow: ['x'], args: [MAIN] }, other: { command: 'o' } },
+  };
+  const dry = await add(['--client', 'roo', '--file', file, '--dry-run']);
+  assert.equal(dry.code, 0, dry.err);
+  assert.deepEqual(JSON.parse(dry.out), expected);
+  assert.equal(await readFile(file, 'utf8'), before);
+  const r = await add(['--client', 'roo', '--file', file]);
+  assert.equal(r.code, 0, r.err);
+  assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), expected);
+  assert.match((await add(['--client', 'roo', '--file', file])).out, /^unchanged/);
+});
+
+test('keeps an existing entry\'s own order and values when only args change, in a JSONC file', async (t) => {
+  const dir = await tempDir(t);
+  const file = join(dir, 'mcp.json');
+  const before = [
+    '{',
+    '  "servers": {',
+    '    "roo-modes": {',
+    '      "type": "stdio",',
+    `      "command": "${NODE}",`,
+    '      "args": ["old.js"],',
+    '      "env": { "ROO_MODES_LOG_LEVEL": "debug" }, // loud while testing',
+    '      "envFile": "${workspaceFolder}/.env",',
+    '    },',
+    '  },',
+    '}',
+    '',
+  ].join('\n');
+  await writeFile(file, before);
+  const r = await add(['--client', 'vscode', '--file', file]);
+  assert.equal(r.code, 0, r.err);
+  const after = await readFile(file, 'utf8');
+  assert.equal(after, before.replace('["old.js"]', `[ "${MAIN}" ]`));
+});
+
+test('writes through a symlinked config file: the real file is updated and the link stays a link', async (t) => {
+  const dir = await tempDir(t);
+  await mkdir(join(dir, 'dotfiles'));
+  await mkdir(join(dir, 'project', '.roo'), { recursive: true });
+  const real = join(dir, 'dotfiles', 'mcp.json');
+  const link = join(dir, 'project', '.roo', 'mcp.json');
+  await writeFile(real, '{"mcpServers": {"keep": {"command": "me"}}}\n');
+  await symlink(join('..', '..', 'dotfiles', 'mcp.json'), link);
+  const r = await add(['--client', 'roo', '--project-root', join(dir, 'project')]);
+  assert.equal(r.code, 0, r.err);
+  assert.ok((await lstat(link)).isSymbolicLink(), 'the link is still a link');
+  assert.deepEqual(JSON.parse(await readFile(real, 'utf8')), { mcpServers: { keep: { command: 'me' }, 'roo-modes': { command: NODE, args: [MAIN, '--project-root', join(dir, 'project')] } } });
+  assert.equal((await backups(join(dir, 'dotfiles'))).length, 1, 'the backup sits beside the real file');
+  assert.deepEqual(await readdir(join(dir, 'project', '.roo')), ['mcp.json']);
+});
+
+test('refuses a symlink to a missing file rather than replacing the link', async (t) => {
+  const dir = await tempDir(t);
+  const link = join(dir, 'mcp.json');
+  await symlink(join(dir, 'nowhere', 'mcp.json'), link);
+  const r = await add(['--client', 'roo', '--file', link]);
+  assert.equal(r.code, 1);
+  assert.match(r.err, /is a symbolic link to a file that does not exist/);
+  assert.ok((await lstat(link)).isSymbolicLink());
 });
 
 test('refuses comments in a strict-JSON client file, naming line and column', async (t) => {

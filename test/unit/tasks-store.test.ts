@@ -187,6 +187,46 @@ test('a lock left by a dead process is broken instead of blocking the session', 
   assert.equal(existsSync(join(dir, `.${s.session_id}.lock`)), false);
 });
 
+test('a stale lock met by two stores at once is taken over once, and no change is lost', async (t) => {
+  const { dir, open } = setup(t);
+  const logA = recordingLogger();
+  const logB = recordingLogger();
+  const a = open(logA);
+  const b = open(logB);
+  const s = await a.create({ modeSlug: 'code' });
+  writeFileSync(join(dir, `.${s.session_id}.lock`), `${deadPid()}\n`);
+  const work: Promise<unknown>[] = [];
+  for (let i = 0; i < 10; i++) work.push(a.switchMode(s.session_id, `a${i}`), b.switchMode(s.session_id, `b${i}`));
+  await Promise.all(work);
+  assert.equal((await a.get(s.session_id)).task.mode_history.length, 20);
+  const breaks = [...logA.warnings, ...logB.warnings].filter((w) => w.includes('breaking a stale lock'));
+  assert.equal(breaks.length, 1, JSON.stringify(breaks));
+  await a.flush();
+  await b.flush();
+  assert.deepEqual(readdirSync(dir), [`${s.session_id}.json`]);
+});
+
+test('lock and temp leftovers of every kind from dead processes are removed at start', async (t) => {
+  const { dir, open } = setup(t);
+  const a = open();
+  const s = await a.create({ modeSlug: 'code' });
+  await a.flush();
+  const dead = deadPid();
+  const id = s.session_id;
+  const leftovers = [
+    `.${id}.json.${dead}.0123456789ab.tmp`,
+    `.${id}.lock.${dead}.0123456789ab.tmp`,
+    `.${id}.lock.stale.${dead}.0123456789ab.tmp`,
+    `.${id}.lock.breaking.${dead}.0123456789ab.tmp`,
+    `.${id}.lock.breaking`,
+    `.${id}.lock`,
+  ];
+  for (const name of leftovers) writeFileSync(join(dir, name), `${dead}\n`);
+  const b = open();
+  assert.deepEqual(await b.init(), { restored: 1, expired: 0, corrupt: 0 });
+  assert.deepEqual(readdirSync(dir), [`${id}.json`]);
+});
+
 test('ids that are not ses_ plus 24 hex never reach the filesystem', async (t) => {
   const { dir, open } = setup(t);
   const files = new SessionFiles(dir, recordingLogger());

@@ -1,0 +1,119 @@
+// Crash-safe file replacement shared by every writer of durable files: content goes to a hidden
+// temp file beside the target, is fsynced, then renamed (or hard-linked) into place. Never writes a target in place.
+import { link, open, rename, unlink } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+
+// How it works. A temp file is created with O_EXCL in the target's own directory (rename is only
+// atomic within one file system), written, given its mtime if asked, fsynced and closed. A rename
+// then swaps it in: a reader sees the old file or the new one, never a mix. Finally the directory
+// is fsynced so the rename itself survives a power cut; callers that batch many renames may skip
+// that step and call syncDirectory once for the lot. A failed write removes its temp file.
+
+export interface AtomicWriteOptions {
+  /** Permission bits of a new file (the process umask still applies); default 0o644. */
+  mode?: number;
+  /** Modification (and access) time to give the file, in seconds since the epoch. */
+  mtime?: number;
+  /** Fsync the directory after the rename (default true); false when the caller does it itself. */
+  syncDir?: boolean;
+}
+
+// Errors meaning "this platform cannot fsync a directory" (Windows, some network file systems),
+// as opposed to a failing disk, which must surface.
+const DIR_SYNC_UNSUPPORTED = new Set(['EISDIR', 'EPERM', 'EINVAL', 'EBADF', 'ENOTSUP', 'EACCES']);
+
+const errno = (err: unknown): string | undefined =>
+  err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+
+/**
+ * A fresh temp name beside `target`: `.<name>.<pid>.<random>.tmp`. The leading dot and `.tmp`
+ * ending keep it out of listings; the pid lets a cleaner tell a dead writer's leftover from a live
+ * one's. The random part only needs to be unique (O_EXCL catches a clash), not secret, so it does
+ * not load node:crypto.
+ */
+export function tempPathFor(target: string): string {
+  return join(dirname(target), `.${basename(target)}.${tempSuffix()}`);
+}
+
+/** `<pid>.<random>.tmp`: the unique tail of every temp name made here. */
+export function tempSuffix(): string {
+  const random = Math.floor(Math.random() * 0x1_0000_0000_0000).toString(16).padStart(12, '0');
+  return `${process.pid}.${random}.tmp`;
+}
+
+/** True for a name tempPathFor could have made (or any hidden `.tmp` file). */
+export const isTempName = (name: string): boolean => name.startsWith('.') && name.endsWith('.tmp');
+
+/** Flushes a directory's entries to disk; a no-op where the platform cannot do it. */
+export async function syncDirectory(dir: string): Promise<void> {
+  let fh;
+  try {
+    fh = await open(dir, 'r');
+  } catch (err) {
+    if (DIR_SYNC_UNSUPPORTED.has(errno(err) ?? '')) return;
+    throw err;
+  }
+  try {
+    await fh.sync();
+  } catch (err) {
+    if (!DIR_SYNC_UNSUPPORTED.has(errno(err) ?? '')) throw err;
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Creates `path` (which must not exist) holding `data`, flushed to disk. */
+async function writeFlushed(path: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
+  const fh = await open(path, 'wx', opts.mode ?? 0o644);
+  try {
+    await fh.writeFile(data);
+    if (opts.mtime !== undefined) await fh.utimes(opts.mtime, opts.mtime);
+    await fh.sync();
+  } finally {
+    await fh.close();
+  }
+}
+
+/** Replaces `target` with `data` atomically and durably: readers see the old file or the new one. */
+export async function writeFileAtomic(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
+  const tmp = tempPathFor(target);
+  try {
+    await writeFlushed(tmp, data, opts);
+    await rename(tmp, target);
+  } catch (err) {
+    await unlink(tmp).catch(() => undefined);
+    throw err;
+  }
+  if (opts.syncDir !== false) await syncDirectory(dirname(target));
+}
+
+/**
+ * Creates `target` holding `data` only if no file of that name exists. The kernel decides through
+ * link(2), so of two writers exactly one wins. Resolves false when the name was taken.
+ */
+export async function writeFileExclusive(target: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<boolean> {
+  const tmp = tempPathFor(target);
+  try {
+    await writeFlushed(tmp, data, opts);
+    await link(tmp, target);
+  } catch (err) {
+    if (errno(err) === 'EEXIST') return false;
+    throw err;
+  } finally {
+    await unlink(tmp).catch(() => undefined);
+  }
+  if (opts.syncDir !== false) await syncDirectory(dirname(target));
+  return true;
+}
+
+/** Removes a file if it is there, durably; resolves false when it was already gone. */
+export async function removeFile(target: string): Promise<boolean> {
+  try {
+    await unlink(target);
+  } catch (err) {
+    if (errno(err) === 'ENOENT') return false;
+    throw err;
+  }
+  await syncDirectory(dirname(target));
+  return true;
+}
