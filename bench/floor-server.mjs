@@ -3,7 +3,9 @@
 const INIT_RESULT = JSON.stringify({
   protocolVersion: '2025-11-25', capabilities: { tools: {} }, serverInfo: { name: 'floor', version: '0' },
 });
-const CANNED_RESULT = JSON.stringify({ content: [{ type: 'text', text: 'ok' }] });
+// `node floor-server.mjs N` pads the canned answer to about N bytes, to compare at equal output size.
+const PAD = Math.max(0, Number(process.argv[2] ?? 0) - 60);
+const CANNED_RESULT = JSON.stringify({ content: [{ type: 'text', text: `ok${' '.repeat(PAD)}` }] });
 
 function serve() {
   const state = { tail: '' };

@@ -46,12 +46,12 @@ export class Peer {
     child.stdin.on('error', () => { /* the peer went away; exited says why */ });
   }
 
-  /** kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script. */
+  /** kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script (its only arg: an answer size). */
   static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [] } = {}) {
     const script = kind === 'floor' ? FLOOR_MAIN : SERVER_MAIN;
     // BENCH_SERVER_NODE_ARGS (set by `run.mjs --cpu-prof`) adds node flags to our server only.
     const extra = kind === 'ours' ? (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
-    const child = spawn(process.execPath, [...extra, ...nodeArgs, script, ...(kind === 'floor' ? [] : args)], {
+    const child = spawn(process.execPath, [...extra, ...nodeArgs, script, ...args], {
       cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new Peer(kind, child);
@@ -60,6 +60,7 @@ export class Peer {
   // Only the new chunk is searched for newlines; pieces of an unfinished (long) line are joined
   // once, when it ends, so a multi-megabyte answer costs linear time here too.
   #onData(chunk) {
+    this.bytesRead = (this.bytesRead ?? 0) + chunk.length;
     let start = 0;
     for (let nl = chunk.indexOf('\n'); nl !== -1; nl = chunk.indexOf('\n', start)) {
       const piece = chunk.slice(start, nl);

@@ -48,18 +48,32 @@ export async function throughput({ rounds, requests }) {
       return out.ms;
     };
     for (const kind of ['floor', 'ours']) await burst(kind, Math.min(requests, 2000)); // JIT warm-up
+    const before = peers.ours.bytesRead ?? 0;
     const runs = await alternate(rounds, (kind) => burst(kind, requests));
     const rate = (msList) => requests / (median(msList) / 1000);
     const ours = rate(runs.ours);
     const floor = rate(runs.floor);
     const ratio = ours / floor;
+    // Our answers are reports (text + metadata + structuredContent); the floor's are 79 bytes. A
+    // second floor pads its canned answer to our average size, to show what the bytes alone cost.
+    const answerBytes = Math.round(((peers.ours.bytesRead ?? 0) - before) / (rounds * requests));
+    peers.sized = Peer.start('floor', { args: [String(answerBytes)], cwd: t.dir });
+    await peers.sized.initialize();
+    await burst('sized', Math.min(requests, 2000));
+    const sizedRuns = [];
+    for (let r = 0; r < rounds; r++) sizedRuns.push(await burst('sized', requests));
+    const sized = rate(sizedRuns);
     return [row(`throughput (${requests.toLocaleString('en')} pipelined tools/call)`, {
       ours: `${Math.round(ours).toLocaleString('en')} req/s`, floor: `${Math.round(floor).toLocaleString('en')} req/s`,
       ratio, target: '≥ 0.50× floor', pass: ratio >= 0.5,
-      keys: { throughput_rps: Math.round(ours), throughput_floor_rps: Math.round(floor), throughput_ratio: round(ratio) },
+      keys: { throughput_rps: Math.round(ours), throughput_floor_rps: Math.round(floor), throughput_ratio: round(ratio), answer_bytes: answerBytes },
+    }), row(`throughput vs a floor answering ${answerBytes}-byte results (our average)`, {
+      ours: `${Math.round(ours).toLocaleString('en')} req/s`, floor: `${Math.round(sized).toLocaleString('en')} req/s`,
+      ratio: ours / sized, target: '—', pass: null,
+      keys: { throughput_sized_floor_rps: Math.round(sized), throughput_sized_ratio: round(ours / sized) },
     })];
   } finally {
-    await Promise.all([peers.ours.stop(), peers.floor.stop()]);
+    await Promise.all([peers.ours.stop(), peers.floor.stop(), peers.sized?.stop()]);
     t.cleanup();
   }
 }
