@@ -14,7 +14,7 @@ export interface Step {
   payload: JsonObject;
 }
 
-export const isObject = (v: unknown): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 const REFERENCE = /^\$(prev|[1-9]\d*)((?:\.[^.[\]]+|\[\d+\])*)$/;
 

@@ -12,7 +12,8 @@ import {
   UnsupportedProtocolVersionError,
 } from '../client/errors.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
-import { isObject, readScript, resolveReferences, UsageError, type Step } from './call-script.js';
+import { readScript, resolveReferences, UsageError, type Step } from './call-script.js';
+import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 export interface CallIo {
   out(text: string): void;

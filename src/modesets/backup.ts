@@ -9,6 +9,7 @@ import { writeFileExclusive } from '../files/atomic-write.js';
 import { BACKUP_EXTENSIONS, checkBareName, checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { listNames, listSets, MAX_BACKUP_BYTES, readPointer, readSmallFile } from './store.js';
 import { toYaml, type Plain } from './yaml-write.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 
 export const BACKUP_FORMAT = 1;
 
@@ -99,7 +100,6 @@ function docToPlain(d: BackupDoc): Plain {
   return out;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function corrupt(file: string, issue: string): ValidationError {
   return new ValidationError(`Backup ${file} cannot be restored: ${issue}`, {

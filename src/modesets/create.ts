@@ -6,6 +6,7 @@ import { ValidationError } from '../rpc/errors.js';
 import { slugFromKey } from './legacy.js';
 import { analyseSet } from './sets.js';
 import { toPlain, toYaml } from './yaml-write.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 
 export interface CustomRoleArg { role_name: string; prompt: string; description?: string; groups?: unknown[] }
 
@@ -18,7 +19,6 @@ export interface BuiltSet {
   skippedTemplateModes: number;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function badArgument(path: string, issue: string): ValidationError {
   return new ValidationError(`Invalid ${path}: ${issue}`, {

@@ -1,6 +1,7 @@
 // Reads the task orchestrator's older role files (role name → role_definition, expertise, approach,
 // output_format; task_orchestrator.specialist_roles) as Roo modes. It only converts data in memory;
 // it never reads or writes files, and never changes a document that is not in that format.
+import { isRecord } from '../rpc/jsonrpc.js';
 
 /** A role converted to a mode, with the role object it came from (for line numbers). */
 export interface LegacyRole {
@@ -9,7 +10,6 @@ export interface LegacyRole {
   source: object;
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 /** Top-level keys of a mode set that are not roles even in a legacy file. */
 const SET_KEYS = new Set(['description', 'settings', 'required_roles', 'template', 'customModes']);

@@ -6,6 +6,7 @@ import { isGroupName } from '../modes/tool-groups.js';
 import { SLUG_PATTERN } from '../modes/validate-mode.js';
 import { isLegacyRoles, nameFromKey, slugFromKey } from './legacy.js';
 import { toPlain, toYaml } from './yaml-write.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 
 export interface RepairOutcome {
   /** The new text, or undefined when nothing could be fixed. */
@@ -14,7 +15,6 @@ export interface RepairOutcome {
   changes: string[];
 }
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 function freeSlug(base: string, taken: Set<string>): string {
   let slug = base;

@@ -5,6 +5,7 @@ import { cleanRooText, readModeFileText } from '../modes/mode-file.js';
 import { validateModeEntry } from '../modes/validate-mode.js';
 import type { ModeConfig } from '../modes/types.js';
 import { isLegacyRoles, legacyRoles, undefinedSpecialists } from './legacy.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 
 export type SetFormat = 'modes' | 'legacy-roles' | 'unknown';
 
@@ -53,7 +54,6 @@ export const SETTING_TYPES: Readonly<Record<string, readonly string[]>> = {
   task_distribution: ['string', 'object'],
 };
 
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const typeOf = (v: unknown): string => (v === null ? 'null' : Array.isArray(v) ? 'array' : typeof v);
 
 /** Lines holding characters Roo's cleaning would rewrite (invisible spaces, curly quotes, dashes). */
