@@ -1,10 +1,11 @@
 // Roo Code's IPC wire format: form-feed-terminated UTF-8 JSON frames wrapping an IpcMessage.
 // Pure: it owns the partial tail of the byte stream and the message guards; it never touches a socket.
-import { StringDecoder } from 'node:string_decoder';
+import { LineSplitter } from '../pipeline/lines.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 
 /** node-ipc ends every frame with a form feed; JSON.stringify escapes 0x0C, so it never occurs inside one. */
 export const FRAME_DELIMITER = '\f';
+const FORM_FEED = 0x0c;
 /** Real replies (modelsResponse) exceed 100 KB; 16 MiB leaves room while keeping memory bounded. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
 /** node-ipc's event name; Roo sends everything under it. */
@@ -30,74 +31,41 @@ export type IpcMessage =
 export type FrameEvent = { kind: 'frame'; text: string } | { kind: 'oversize'; bytes: number };
 
 /**
- * How it works: each chunk goes through a StringDecoder, which holds back the bytes of a UTF-8
- * character split across chunks. The decoded text is cut at every form feed; the text after the
- * last one is kept as a list of pieces joined once when its frame ends, so a large frame arriving
- * in many chunks is never re-concatenated per chunk. A frame larger than `maxBytes` (counted in
- * UTF-8 bytes) stops being stored as soon as it crosses the cap and is reported once at its `\f`.
+ * How it works: the byte splitter the server reads stdin with, cut at form feeds instead of
+ * newlines: a frame is found before any UTF-8 decoding (so a character split across chunks is
+ * whole by then), its pieces are joined once, and a frame larger than `maxBytes` stops being
+ * stored when it crosses the cap and is reported once at its `\f`. Empty frames are skipped.
  */
 export class FrameDecoder {
   readonly #maxBytes: number;
-  readonly #decoder = new StringDecoder('utf8');
-  #pieces: string[] = [];
-  #pending = 0;
-  #oversize = false;
+  #splitter: LineSplitter;
 
   constructor(maxBytes: number = DEFAULT_MAX_FRAME_BYTES) {
     if (!Number.isInteger(maxBytes) || maxBytes <= 0) throw new TypeError(`maxBytes must be a positive integer, got ${maxBytes}`);
     this.#maxBytes = maxBytes;
+    this.#splitter = this.#fresh();
   }
 
   /** Bytes of the unfinished frame held so far (counted even while an oversize frame is skipped). */
-  get pendingBytes(): number { return this.#pending; }
+  get pendingBytes(): number { return this.#splitter.pendingBytes; }
 
   /** Feeds one chunk; returns the frames it completes, in order. Empty frames are skipped. */
   push(chunk: Buffer): FrameEvent[] {
-    const text = this.#decoder.write(chunk);
     const events: FrameEvent[] = [];
-    let start = 0;
-    for (;;) {
-      const end = text.indexOf(FRAME_DELIMITER, start);
-      if (end === -1) break;
-      this.#take(text.slice(start, end));
-      const event = this.#finish();
-      if (event) events.push(event);
-      start = end + 1;
+    for (const ev of this.#splitter.push(chunk)) {
+      if (ev.kind === 'oversize') events.push({ kind: 'oversize', bytes: ev.bytes });
+      else if (ev.text !== '') events.push({ kind: 'frame', text: ev.text });
     }
-    if (start < text.length) this.#take(start === 0 ? text : text.slice(start));
     return events;
   }
 
   /** Forgets the unfinished frame (the connection closed); a new connection starts clean. */
   reset(): void {
-    this.#decoder.end();
-    this.#pieces = [];
-    this.#pending = 0;
-    this.#oversize = false;
+    this.#splitter = this.#fresh();
   }
 
-  #take(piece: string): void {
-    if (piece.length === 0) return;
-    this.#pending += Buffer.byteLength(piece, 'utf8');
-    if (this.#oversize) return;
-    if (this.#pending > this.#maxBytes) {
-      this.#oversize = true;
-      this.#pieces = [];
-      return;
-    }
-    this.#pieces.push(piece);
-  }
-
-  #finish(): FrameEvent | null {
-    const bytes = this.#pending;
-    const oversize = this.#oversize;
-    const pieces = this.#pieces;
-    this.#pieces = [];
-    this.#pending = 0;
-    this.#oversize = false;
-    if (oversize) return { kind: 'oversize', bytes };
-    if (bytes === 0) return null;
-    return { kind: 'frame', text: pieces.length === 1 ? pieces[0]! : pieces.join('') };
+  #fresh(): LineSplitter {
+    return new LineSplitter(this.#maxBytes, { delimiter: FORM_FEED, stripCarriageReturn: false, stripBom: false });
   }
 }
 

@@ -15,24 +15,42 @@ const BOM = '\ufeff';
  * than `maxBytes` is dropped piece by piece (memory stays bounded) and reported once, when its
  * newline arrives. A trailing CR is stripped, and a BOM at the very start of the stream is removed.
  */
+export interface SplitterOptions {
+  /** The terminating byte: newline for stdio, form feed for Roo's IPC frames. */
+  delimiter?: number;
+  /** Drop a carriage return before the delimiter (CRLF senders). Default true. */
+  stripCarriageReturn?: boolean;
+  /** Drop a byte-order mark at the very start of the stream. Default true. */
+  stripBom?: boolean;
+}
+
 export class LineSplitter {
   readonly #maxBytes: number;
+  readonly #delimiter: number;
+  readonly #stripCr: boolean;
+  readonly #stripBom: boolean;
   #pieces: Buffer[] = [];
   #pending = 0;
   #oversize = false;
   #atStart = true;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, options: SplitterOptions = {}) {
     if (!(maxBytes > 0)) throw new TypeError(`maxBytes must be positive, got ${maxBytes}`);
     this.#maxBytes = maxBytes;
+    this.#delimiter = options.delimiter ?? NEWLINE;
+    this.#stripCr = options.stripCarriageReturn ?? true;
+    this.#stripBom = options.stripBom ?? true;
   }
+
+  /** Bytes of the unfinished line held so far (counted even while an oversize line is skipped). */
+  get pendingBytes(): number { return this.#pending; }
 
   /** Feeds one chunk; returns the events it completes, in order. */
   push(chunk: Buffer): LineEvent[] {
     const events: LineEvent[] = [];
     let start = 0;
     for (;;) {
-      const nl = chunk.indexOf(NEWLINE, start);
+      const nl = chunk.indexOf(this.#delimiter, start);
       if (nl === -1) break;
       this.#take(chunk, start, nl);
       events.push(this.#finish());
@@ -72,9 +90,9 @@ export class LineSplitter {
     this.#atStart = false;
     if (oversize) return { kind: 'oversize', bytes };
     const buf = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes);
-    const end = bytes > 0 && buf[bytes - 1] === CR ? bytes - 1 : bytes;
+    const end = this.#stripCr && bytes > 0 && buf[bytes - 1] === CR ? bytes - 1 : bytes;
     let text = buf.toString('utf8', 0, end);
-    if (first && text.startsWith(BOM)) text = text.slice(1);
+    if (first && this.#stripBom && text.startsWith(BOM)) text = text.slice(1);
     return { kind: 'line', text };
   }
 }
