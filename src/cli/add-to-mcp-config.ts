@@ -6,7 +6,8 @@ import { copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promis
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JSONC, JsonSyntaxError, mergeNestedMember, STRICT_JSON, type Dialect } from './jsonc.js';
+import { JSONC, JsonSyntaxError, STRICT_JSON, type Dialect } from './jsonc.js';
+import { mergeNestedMember } from './jsonc-edit.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;

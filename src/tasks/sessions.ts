@@ -8,6 +8,7 @@ import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
   type FinalState, type SessionRecord, type SessionView,
 } from './task.js';
+import { Tombstones } from './tombstones.js';
 
 // Ordering: every operation on one session runs in that session's promise chain, so operations
 // on it happen one at a time in call order; with persistence a mutation also holds the session's
@@ -33,22 +34,6 @@ const SWEEP_SLICE_MS = 2;
 const DEFAULT_TOMBSTONES = 100_000;
 const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const isGone = (err: unknown): boolean => err instanceof TaskNotFoundError || err instanceof SessionExpiredError;
-
-/** A bounded, insertion-ordered set: the oldest id goes first when full. */
-class Tombstones {
-  readonly #ids = new Set<string>();
-  constructor(readonly limit: number) {}
-  add(id: string): void {
-    this.#ids.delete(id);
-    this.#ids.add(id);
-    while (this.#ids.size > this.limit) {
-      const oldest = this.#ids.values().next();
-      if (oldest.done === true) break;
-      this.#ids.delete(oldest.value);
-    }
-  }
-  has(id: string): boolean { return this.#ids.has(id); }
-}
 
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T } | Promise<{ next: SessionRecord | null; out: T }>;
 

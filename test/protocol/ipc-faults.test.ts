@@ -3,7 +3,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
 import { encodeFrame } from '../../src/ipc/frames.js';
 import { FakeRoo, waitUntil } from '../fixtures/fake-roo.js';
 import { logText, startRig, type RooEventWire } from './ipc-rig.js';
