@@ -176,4 +176,8 @@ async function validateAgainstSchema(value: Json, where: string): Promise<void> 
   }
 }
 
+/** True when a Roo IPC socket (or host and port) is configured: the roo_ipc_* tools are offered. */
+export const ipcEnabled = (c: ServerConfig): boolean =>
+  c.ipc.socket_path !== null || (c.ipc.host !== null && c.ipc.port !== null);
+
 export const effectiveLogLevel = (c: ServerConfig): LogLevel => parseLogLevel(c.logging.level) ?? 'info';

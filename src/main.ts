@@ -11,9 +11,10 @@ import { runWriter } from './pipeline/writer.js';
 import type { Outgoing } from './rpc/jsonrpc.js';
 import { Lifecycle } from './mcp/lifecycle.js';
 import { McpServer } from './mcp/server.js';
-import { ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } from './config.js';
+import { ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } from './config.js';
 import { createLogger, type LogSink } from './log.js';
 import type { Services } from './services.js';
+import type { ToolListing } from './mcp/tools.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
@@ -68,7 +69,10 @@ async function main(argv: string[]): Promise<number> {
     case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
     case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
     case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
-    case 'help': io.out(USAGE); return 0;
+    case 'help':
+      if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
+      io.out(USAGE);
+      return 0;
     case 'serve': return serve(rest);
     default:
       if (first !== undefined && !first.startsWith('-')) {
@@ -111,10 +115,16 @@ async function serve(argv: string[]): Promise<number> {
   const outgoing = new AsyncQueue<Outgoing>(1024);
   const lifecycle = new Lifecycle();
   const stop = new AbortController();
+  const stdoutGiveUp = new AbortController();
 
-  // Feature modules load after the initialize answer (or on first use), so startup stays lean.
+  // Feature modules load on first use (right after initialize when the IPC bridge must connect
+  // to push events); listing tools needs only the spec files.
   const mcpRef: { server: McpServer | null } = { server: null };
-  const started: { services: Promise<Services> | null } = { services: null };
+  const started: { services: Promise<Services> | null; listing: Promise<ToolListing> | null } = { services: null, listing: null };
+  const listing = (): Promise<ToolListing> => (started.listing ??= import('./mcp/tools.js').then(async (m) =>
+    new m.ToolListing(m.offeredSpecs(await m.readToolSpecs(), ipcEnabled(config)), {
+      pageSize: config.server.page_size, toolErrors: config.server.tool_errors, protocolVersion: () => lifecycle.protocolVersion,
+    })));
   const services = (): Promise<Services> => {
     started.services ??= import('./services.js').then(async ({ Services }) => {
       const s = new Services(config, log, {
@@ -122,7 +132,7 @@ async function serve(argv: string[]): Promise<number> {
         progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
         rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
       });
-      await s.start();
+      await s.start(await listing());
       // Watchers are in place before any request is served, so no edit after an answer is missed.
       await s.modes.watch((e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
       return s;
@@ -131,7 +141,7 @@ async function serve(argv: string[]): Promise<number> {
     return started.services;
   };
 
-  const server = new McpServer({ version: VERSION, services, sink, log });
+  const server = new McpServer({ version: VERSION, services, listing, preload: ipcEnabled(config), sink, log });
   mcpRef.server = server;
   const processor = new Processor({
     incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log,
@@ -144,12 +154,17 @@ async function serve(argv: string[]): Promise<number> {
 
   // A closed stdout (EPIPE) means the client is gone: stop quietly.
   process.stdout.on('error', () => { stop.abort(); });
-  // A signal ends the input like EOF does; the processor then drains with a short grace.
-  const onSignal = (): void => { stop.abort(); };
+  // A signal ends the input like EOF does; the processor then drains with a short grace. If the
+  // client is not reading stdout, answers cannot drain: after two seconds the writer gives up on
+  // it and discards what is left, so the server still exits (persistence flushed as usual).
+  const onSignal = (): void => {
+    stop.abort();
+    setTimeout(() => { processor.abortAll(); stdoutGiveUp.abort(); }, 2000).unref();
+  };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 
-  const writer = runWriter(outgoing, process.stdout);
+  const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
   const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
   await processor.run();
   outgoing.close();
@@ -158,6 +173,9 @@ async function serve(argv: string[]): Promise<number> {
   await s?.close();
   process.stdin.destroy();
   if (logStream) await new Promise<void>((resolve) => logStream!.end(resolve));
+  // A write still pending on a pipe nobody reads would keep the process alive for ever; once the
+  // writer gave up on stdout (signal + stalled client), everything else is closed and we leave.
+  if (stdoutGiveUp.signal.aborted) process.exit(0);
   return 0;
 }
 

@@ -1,12 +1,12 @@
 // The server's long-lived state, created once by main and passed down: the mode registry, the
 // session store, the tool registry and (when configured) the Roo IPC bridge. No stage imports it.
 import { homedir } from 'node:os';
-import type { ServerConfig } from './config.js';
+import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
-import { readToolSpecs, ToolRegistry } from './mcp/tools.js';
+import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { SymlinkGuard } from './modes/confine.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
@@ -51,8 +51,9 @@ export class Services {
 
   get projectRootConfigured(): boolean { return this.config.paths.project_root !== null; }
 
-  async start(): Promise<void> {
-    const [specs] = await Promise.all([readToolSpecs(), this.modes.load(), this.sessions.init()]);
+  async start(listing: ToolListing): Promise<void> {
+    const specs = listing.specs;
+    await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
     const families: ToolFamily[] = [modeTools({
       catalogue: () => this.modes.current,
@@ -63,7 +64,7 @@ export class Services {
       now: () => Date.now(),
     }), this.#lazyModesetTools(specs)];
     const ipc = this.config.ipc;
-    if (ipc.socket_path !== null || (ipc.host !== null && ipc.port !== null)) {
+    if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
       const { ipcTools } = await import('./ipc/tools.js');
       const bridge = new RooBridge({
@@ -75,8 +76,9 @@ export class Services {
       this.#closers.push(() => bridge.close());
       families.push(ipcTools(bridge));
     }
+    const { compileSchema } = await import('./rpc/validate.js');
     this.tools = new ToolRegistry({
-      specs, families, pageSize: this.config.server.page_size, toolErrors: this.config.server.tool_errors,
+      listing, families, compile: compileSchema, toolErrors: this.config.server.tool_errors,
       protocolVersion: () => this.hooks.protocolVersion(), progress: (ctx, p, t, m) => this.hooks.progress(ctx, p, t, m),
     });
   }

@@ -165,7 +165,7 @@ const indent = (s: string): string => s.split('\n').map((l) => `    │ ${l}`).j
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
   const parsed = parseArgs(argv);
   if (typeof parsed === 'string') {
-    io.err(`demo: ${parsed}\n\n${USAGE}`);
+    io.err(`demo: ${parsed} (see roo-modes-server demo --help)\n`);
     return 2;
   }
   if (parsed.help) {

@@ -82,12 +82,16 @@ function table(rows: string[][]): string {
 export async function runModes(argv: string[], io: CliIo): Promise<number> {
   const args = parseModeArgs(argv, io.env, true);
   if (typeof args === 'string') {
-    io.err(`modes: ${args}\n\n${USAGE}`);
+    io.err(`modes: ${args} (see roo-modes-server modes --help)\n`);
     return 2;
   }
   if (args.help) {
     io.out(USAGE);
     return 0;
+  }
+  if (args.rest.length > 0) {
+    io.err(`modes: unexpected argument ${JSON.stringify(args.rest[0])} (see roo-modes-server modes --help)\n`);
+    return 2;
   }
   const cat = await loadCatalogue({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
   if (args.json) {

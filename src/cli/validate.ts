@@ -14,7 +14,7 @@ Exits 1 when a problem was found, 0 otherwise.
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   const args = parseModeArgs(argv, io.env, false);
   if (typeof args === 'string') {
-    io.err(`validate: ${args}\n\n${USAGE}`);
+    io.err(`validate: ${args} (see roo-modes-server validate --help)\n`);
     return 2;
   }
   if (args.help) {

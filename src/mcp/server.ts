@@ -9,6 +9,7 @@ import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
 import type { Services } from '../services.js';
+import type { ToolListing } from './tools.js';
 
 export const SERVER_NAME = 'roo-modes-server';
 
@@ -28,8 +29,12 @@ export interface Connection {
 
 export interface McpServerOptions {
   version: string;
-  /** Starts (once) and returns the feature services; loaded after initialize to keep startup lean. */
+  /** Starts (once) and returns the feature services: loaded on first use, so an idle server stays small. */
   services: () => Promise<Services>;
+  /** tools/list from the spec files, without the feature modules. */
+  listing: () => Promise<ToolListing>;
+  /** Load the services right after initialize (the IPC bridge must connect to push events). */
+  preload: boolean;
   sink: LogSink;
   log: Logger;
 }
@@ -103,7 +108,7 @@ export class McpServer {
       ['initialize', (params) => this.#initialize(params)],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.#setLevel(params)],
-      ['tools/list', withServices((s, p) => s.tools.list(p))],
+      ['tools/list', async (p) => (await this.#o.listing()).list(p)],
       ['tools/call', withServices((s, p, ctx) => s.tools.call(p, ctx))],
       ['resources/list', async (p) => (await resources()).list(p)],
       ['resources/templates/list', async (p) => (await resources()).templates(p)],
@@ -133,8 +138,8 @@ export class McpServer {
       lc.clientInfo = { ...(typeof name === 'string' ? { name } : {}), ...(typeof version === 'string' ? { version } : {}) };
     }
     lc.state = 'ready';
-    // The answer is queued before this runs; the feature modules load right behind it.
-    setImmediate(() => { this.#o.services().catch(() => { /* logged by the loader */ }); });
+    // The answer is queued before this runs; the bridge starts right behind it.
+    if (this.#o.preload) setImmediate(() => { this.#o.services().catch(() => { /* logged by the loader */ }); });
     this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
     const capabilities: Record<string, unknown> = {
       tools: {},

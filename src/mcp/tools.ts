@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { InvalidParamsError, RpcError, ValidationError } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
-import { compileSchema, type SchemaIssue } from '../rpc/validate.js';
+import type { SchemaIssue } from '../rpc/validate.js';
 import { atLeast } from './lifecycle.js';
 import { paginate } from './pagination.js';
 import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from './tool-types.js';
@@ -21,7 +21,8 @@ export interface ToolSpec {
   outputSchema?: Record<string, unknown>;
 }
 
-interface Entry { spec: ToolSpec; handler: ToolHandler; check?: (v: unknown, root: string) => SchemaIssue[] }
+type Check = (v: unknown, root: string) => SchemaIssue[];
+interface Entry { spec: ToolSpec; handler: ToolHandler; check: Check }
 
 /** Reads every tool spec file (at startup, before serving). */
 export async function readToolSpecs(dir: URL = TOOL_SCHEMA_DIR): Promise<Map<string, ToolSpec>> {
@@ -35,10 +36,45 @@ export async function readToolSpecs(dir: URL = TOOL_SCHEMA_DIR): Promise<Map<str
   return new Map(read.map((spec) => [spec.name, spec]));
 }
 
-export interface ToolRegistryOptions {
-  specs: ReadonlyMap<string, ToolSpec>;
-  families: readonly ToolFamily[];
+/** The tools this server offers: every spec, except the roo_ipc_* ones when no IPC socket is set. */
+export function offeredSpecs(specs: ReadonlyMap<string, ToolSpec>, ipcEnabled: boolean): Map<string, ToolSpec> {
+  return new Map([...specs].filter(([name]) => ipcEnabled || !name.startsWith('roo_ipc_')));
+}
+
+export interface ListingOptions {
   pageSize: number;
+  toolErrors: 'jsonrpc' | 'result';
+  protocolVersion: () => string;
+}
+
+/**
+ * tools/list, from the spec files alone: listing tools needs none of the code behind them, so a
+ * client that only lists (or has not called anything yet) does not load the feature modules.
+ */
+export class ToolListing {
+  readonly #cache = new Map<string, string[]>();
+
+  constructor(readonly specs: ReadonlyMap<string, ToolSpec>, private readonly o: ListingOptions) {}
+
+  /** Entries shaped for the negotiated revision, serialised once per revision. */
+  list(params: Params): PreSerialized {
+    const version = this.o.protocolVersion();
+    let items = this.#cache.get(version);
+    if (!items) {
+      items = [...this.specs.values()].map((spec) => JSON.stringify(toolForVersion(spec, version, this.o.toolErrors)));
+      this.#cache.set(version, items);
+    }
+    const page = paginate(items, params.cursor, this.o.pageSize);
+    const next = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
+    return new PreSerialized(`{"tools":[${page.items.join(',')}]${next}}`);
+  }
+}
+
+export interface ToolRegistryOptions {
+  listing: ToolListing;
+  /** The schema compiler (src/rpc/validate.ts), passed in so listing tools never loads it. */
+  compile: (schema: Record<string, unknown>) => Check;
+  families: readonly ToolFamily[];
   toolErrors: 'jsonrpc' | 'result';
   protocolVersion: () => string;
   progress: (ctx: RequestContext, progress: number, total?: number, message?: string) => void;
@@ -46,7 +82,6 @@ export interface ToolRegistryOptions {
 
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
-  readonly #listCache = new Map<string, string[]>();
   readonly #serialized = new WeakMap<ToolResult, Map<string, string>>();
   readonly #o: ToolRegistryOptions;
 
@@ -54,29 +89,20 @@ export class ToolRegistry {
     this.#o = o;
     for (const family of o.families) {
       for (const [name, handler] of Object.entries(family)) {
-        const spec = o.specs.get(name);
-        if (!spec) throw new Error(`tool ${name} has a handler but no schemas/tools/${name}.json`);
-        this.#entries.set(name, { spec, handler });
+        const spec = o.listing.specs.get(name);
+        if (!spec) throw new Error(`tool ${name} has a handler but is not offered (no schemas/tools/${name}.json?)`);
+        // Compiled once, up front: every call then validates synchronously, in arrival order.
+        this.#entries.set(name, { spec, handler, check: o.compile(spec.inputSchema) });
       }
+    }
+    // What is listed and what can be called must be the same set.
+    for (const name of o.listing.specs.keys()) {
+      if (!this.#entries.has(name)) throw new Error(`tool ${name} is offered but has no handler`);
     }
   }
 
   names(): string[] { return [...this.#entries.keys()]; }
 
-  /** tools/list: entries shaped for the negotiated revision, serialised once per revision. */
-  list(params: Params): PreSerialized {
-    const version = this.#o.protocolVersion();
-    let items = this.#listCache.get(version);
-    if (!items) {
-      items = [...this.#entries.values()].map(({ spec }) => JSON.stringify(toolForVersion(spec, version, this.#o.toolErrors)));
-      this.#listCache.set(version, items);
-    }
-    const page = paginate(items, params.cursor, this.#o.pageSize);
-    const next = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
-    return new PreSerialized(`{"tools":[${page.items.join(',')}]${next}}`);
-  }
-
-  /** tools/call: unknown tool → -32602; bad arguments → -32004 with the JSON path. */
   /**
    * tools/call: unknown tool → -32602; bad arguments → -32004 with the JSON path. Synchronous
    * handlers are answered synchronously (no promise hop on the hot path).
@@ -93,6 +119,7 @@ export class ToolRegistry {
     }
     const args = params.arguments ?? {};
     if (!isRecord(args)) throw new InvalidParamsError('tools/call "arguments" must be an object', { message: 'params.arguments: expected object' });
+    const check = entry.check;
     const version = this.#o.protocolVersion();
     const failed = (err: unknown): unknown => {
       if (this.#o.toolErrors === 'result' && err instanceof RpcError) return errorResult(err, version);
@@ -100,8 +127,7 @@ export class ToolRegistry {
     };
     let out: ToolResult | Promise<ToolResult>;
     try {
-      entry.check ??= compileSchema(entry.spec.inputSchema);
-      const issues = entry.check(args, 'arguments');
+      const issues = check(args, 'arguments');
       if (issues.length > 0) {
         throw new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
           message: issues.map((i) => i.message).join('; '),

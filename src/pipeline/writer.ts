@@ -7,11 +7,16 @@ import type { Outgoing } from '../rpc/jsonrpc.js';
 
 const MAX_BATCH = 256;
 
-/** Resolves when the queue is closed and everything was handed to the stream, or the stream broke. */
-export async function runWriter(outgoing: AsyncQueue<Outgoing>, output: Writable): Promise<void> {
+/**
+ * Resolves when the queue is closed and everything was handed to the stream, or the stream broke.
+ * `giveUp` (at shutdown, when the client stopped reading) stops waiting for 'drain' and discards
+ * what is left, so producers are never stuck behind a client that will not read.
+ */
+export async function runWriter(outgoing: AsyncQueue<Outgoing>, output: Writable, giveUp?: AbortSignal): Promise<void> {
   let broken = false;
   const onError = (): void => { broken = true; };
   output.on('error', onError); // EPIPE: the client went away; stop quietly
+  giveUp?.addEventListener('abort', () => { broken = true; output.emit('drain'); }, { once: true });
   for (;;) {
     const first = await outgoing.shift();
     if (first === undefined) break;

@@ -166,3 +166,19 @@ test('stops reading stdin while the client is not reading stdout, and delivers e
   const ids = new Set(s.messages.map((m) => m.id));
   assert.equal(ids.size, N + 1);
 });
+
+test('exits on SIGTERM even while the client has stopped reading stdout', async (t) => {
+  const s = startServer(t);
+  await s.initialize();
+  s.child.stdout.pause();
+  let text = '';
+  for (let i = 1; i <= 5000; i++) text += `{"jsonrpc":"2.0","id":${i},"method":"tools/call","params":{"name":"list_modes","arguments":{}}}\n`;
+  s.write(text);
+  // Let the server fill its stdout pipe and stall on it (its exit below is what is asserted).
+  await new Promise((r) => setTimeout(r, 500));
+  const started = Date.now();
+  s.child.kill('SIGTERM');
+  const res = await s.exit;
+  assert.deepEqual(res, { code: 0, signal: null });
+  assert.ok(Date.now() - started < 6000, `exited ${Date.now() - started} ms after SIGTERM`);
+});

@@ -34,6 +34,7 @@ test('forwards its own log records at or above the level the client set', async 
   const bad = await s.call(1, 'logging/setLevel', { level: 'loud' });
   assert.equal(bad.error.code, -32602);
   assert.deepEqual((await s.call(2, 'logging/setLevel', { level: 'debug' })).result, {});
+  await s.call(3, 'resources/list'); // the mode catalogue (and its file watch) starts with first use
   // A mode file with a bad mode makes the registry log a warning on reload.
   const { writeFileSync } = await import('node:fs');
   writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: "bad slug"\n    name: X\n    roleDefinition: Y\n    groups: [read]\n');

@@ -30,8 +30,9 @@ async function liveServer(t: TestCtx, warmUp = true): Promise<{ s: ServerProcess
   const s = startServer(t, { args: ['--project-root', project], env: { HOME: home, ROO_CONFIG_DIR: configDir } });
   await s.initialize('2025-06-18');
   const call = rpc(s);
-  // tools/list needs the catalogue, and the server watches the mode files before answering it.
-  if (warmUp) await call('tools/list');
+  // The catalogue (and the watch on the mode files) starts with the first request that needs it;
+  // prompts/list is one, and it is answered only once the watchers are in place.
+  if (warmUp) await call('prompts/list');
   return { s, call, project, configDir };
 }
 
