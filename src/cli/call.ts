@@ -38,6 +38,7 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
                     is exactly $prev.<path> or $<line>.<path> (e.g. $prev.metadata.session_id,
                     $2.list[0].id) is replaced by that field of an earlier result
   --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
+                    in the current directory (another project: --server "roo-modes-server --project-root DIR")
   --timeout MS      limit for the whole run, start-up included (default 30000)
   --raw             print result objects as JSON instead of their text
   -h, --help        this text
