@@ -41,9 +41,6 @@ export function tempSuffix(): string {
   return `${process.pid}.${random}.tmp`;
 }
 
-/** True for a name tempPathFor could have made (or any hidden `.tmp` file). */
-export const isTempName = (name: string): boolean => name.startsWith('.') && name.endsWith('.tmp');
-
 /** Flushes a directory's entries to disk; a no-op where the platform cannot do it. */
 export async function syncDirectory(dir: string): Promise<void> {
   let fh;
