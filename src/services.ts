@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
-import { ModeRegistry } from './modes/registry.js';
+import { ModeRegistry, type ModesChange } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
@@ -51,8 +51,10 @@ export class Services {
 
   get projectRootConfigured(): boolean { return this.config.paths.project_root !== null; }
 
-  async start(listing: ToolListing): Promise<void> {
+  async start(listing: ToolListing, onModesChanged: (e: ModesChange) => void): Promise<void> {
     const specs = listing.specs;
+    // Watchers first, then the first load: an edit made while loading is then never missed.
+    await this.modes.watch(onModesChanged);
     await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
     const families: ToolFamily[] = [modeTools({

@@ -72,9 +72,6 @@ export class ModeRegistry {
     if (!this.#watching) {
       this.#watching = true;
       this.#chain = this.#chain.then(() => this.#syncWatchers()).catch((err: unknown) => this.#log.error('cannot watch the mode files', err));
-      // A file edited between the first load and the watchers being in place would otherwise go
-      // unnoticed until the next change: look once more, and tell listeners if it differs.
-      void this.#enqueue(true).catch((err: unknown) => this.#log.error('reloading the modes failed', err));
     }
     return this.#chain;
   }
