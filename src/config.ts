@@ -166,7 +166,7 @@ function resolvePaths(c: ServerConfig, cwd: string): ServerConfig {
 }
 
 async function validateAgainstSchema(value: Json, where: string): Promise<void> {
-  const { compileSchema } = await import('./rpc/validate.js');
+  const { compileSchema } = await import('./schema/validate.js');
   const schema = JSON.parse(await readFile(CONFIG_SCHEMA_URL, 'utf8')) as Json;
   const issues = compileSchema(schema)(value, '');
   if (issues.length > 0) {

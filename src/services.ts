@@ -78,7 +78,7 @@ export class Services {
       this.#closers.push(() => bridge.close());
       families.push(ipcTools(bridge));
     }
-    const { compileSchema } = await import('./rpc/validate.js');
+    const { compileSchema } = await import('./schema/validate.js');
     this.tools = new ToolRegistry({
       listing, families, compile: compileSchema, toolErrors: this.config.server.tool_errors,
       protocolVersion: () => this.hooks.protocolVersion(), progress: (ctx, p, t, m) => this.hooks.progress(ctx, p, t, m),

@@ -4,7 +4,7 @@ import { readdir, readFile } from 'node:fs/promises';
 import { InvalidParamsError, RpcError, ValidationError } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
-import type { SchemaIssue } from '../rpc/validate.js';
+import type { SchemaIssue } from '../schema/validate.js';
 import { atLeast } from './lifecycle.js';
 import { paginate } from './pagination.js';
 import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from './tool-types.js';
@@ -72,7 +72,7 @@ export class ToolListing {
 
 export interface ToolRegistryOptions {
   listing: ToolListing;
-  /** The schema compiler (src/rpc/validate.ts), passed in so listing tools never loads it. */
+  /** The schema compiler (src/schema/validate.ts), passed in so listing tools never loads it. */
   compile: (schema: Record<string, unknown>) => Check;
   families: readonly ToolFamily[];
   toolErrors: 'jsonrpc' | 'result';

@@ -6,7 +6,7 @@ import type { Mode, ModeIssue, ModeSource } from './types.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
 import { validateModeDocument } from './validate-mode.js';
-import type { YamlDocument } from './yaml.js';
+import type { YamlDocument } from '../yaml/read.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
 export const MAX_MODE_FILE_BYTES = 10 * 1024 * 1024;
@@ -172,7 +172,7 @@ export async function readModeLayer(
     return out;
   }
   // The YAML reader loads only when a mode file exists: a server with none never pays for it.
-  const [{ readModeFileText }, { YamlError }] = await Promise.all([import('./mode-file.js'), import('./yaml.js')]);
+  const [{ readModeFileText }, { YamlError }] = await Promise.all([import('./mode-file.js'), import('../yaml/read.js')]);
   let parsed: YamlDocument;
   try {
     parsed = readModeFileText(text, { jsonFallback });

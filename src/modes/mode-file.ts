@@ -1,7 +1,7 @@
 // Reads the text of a Roo mode file (.roomodes, custom_modes.yaml) exactly as Roo Code's loader
 // does: clean, parse YAML, JSON fallback on the original text. It never reads files or validates modes.
-import { YamlError, parseYaml } from './yaml.js';
-import type { YamlDocument } from './yaml.js';
+import { YamlError, parseYaml } from '../yaml/read.js';
+import type { YamlDocument } from '../yaml/read.js';
 
 /** Characters Roo replaces before parsing (typographic look-alikes pasted from editors), one table. */
 const ROO_REPLACEMENTS: Readonly<Record<string, string>> = {

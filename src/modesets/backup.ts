@@ -8,7 +8,7 @@ import { ValidationError } from '../rpc/errors.js';
 import { writeFileExclusive } from '../files/atomic-write.js';
 import { BACKUP_EXTENSIONS, checkBareName, checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { listNames, listSets, MAX_BACKUP_BYTES, readPointer, readSmallFile } from './store.js';
-import { toYaml, type Plain } from './yaml-write.js';
+import { toYaml, type Plain } from '../yaml/write.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 
 export const BACKUP_FORMAT = 1;

@@ -5,7 +5,7 @@ import { validateModeEntry } from '../modes/validate-mode.js';
 import { ValidationError } from '../rpc/errors.js';
 import { slugFromKey } from './legacy.js';
 import { analyseSet } from './sets.js';
-import { toPlain, toYaml } from './yaml-write.js';
+import { toPlain, toYaml } from '../yaml/write.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 
 export interface CustomRoleArg { role_name: string; prompt: string; description?: string; groups?: unknown[] }

@@ -5,7 +5,7 @@ import { cleanRooText, readModeFileText } from '../modes/mode-file.js';
 import { isGroupName } from '../modes/tool-groups.js';
 import { SLUG_PATTERN } from '../modes/validate-mode.js';
 import { isLegacyRoles, nameFromKey, slugFromKey } from './legacy.js';
-import { toPlain, toYaml } from './yaml-write.js';
+import { toPlain, toYaml } from '../yaml/write.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 
 export interface RepairOutcome {

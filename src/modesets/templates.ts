@@ -4,7 +4,7 @@
 import { BUILTIN_MODES } from '../modes/builtin.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { listNames, readSmallFile } from './store.js';
-import { toPlain, toYaml } from './yaml-write.js';
+import { toPlain, toYaml } from '../yaml/write.js';
 
 export const BUILTIN_TEMPLATE = 'default_roles.yaml';
 

@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { compileSchema, type JsonSchema, type SchemaIssue } from '../../src/rpc/validate.js';
+import { compileSchema, type JsonSchema, type SchemaIssue } from '../../src/schema/validate.js';
 import { FakeRoo, type FakeRooOptions } from '../fixtures/fake-roo.js';
 import { startServer, tempDir, type Msg, type ServerProcess } from './harness.js';
 

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tempDir, type Msg, type ServerProcess } from './harness.js';
-import { compileSchemaDocument, type JsonSchema, type SchemaDocument, type SchemaIssue } from '../../src/rpc/validate.js';
+import { compileSchemaDocument, type JsonSchema, type SchemaDocument, type SchemaIssue } from '../../src/schema/validate.js';
 
 type TestCtx = Parameters<typeof startServer>[0];
 

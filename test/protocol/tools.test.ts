@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tempDir, type Msg, type ServerProcess } from './harness.js';
-import { compileSchema, type SchemaIssue } from '../../src/rpc/validate.js';
+import { compileSchema, type SchemaIssue } from '../../src/schema/validate.js';
 
 type TestCtx = Parameters<typeof startServer>[0];
 /** A wire value read in assertions; the harness types parsed messages loosely (Msg.result). */

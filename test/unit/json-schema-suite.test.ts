@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
-import { compileSchema, type JsonSchema } from '../../src/rpc/validate.js';
+import { compileSchema, type JsonSchema } from '../../src/schema/validate.js';
 
 const SUITE_DIR = new URL('../../../shared/corpus/json-schema-test-suite/draft2020-12/', import.meta.url);
 

@@ -8,7 +8,7 @@ import { silentLogger } from '../../src/log.js';
 import type { ToolCallContext, ToolResult } from '../../src/mcp/tool-types.js';
 import { modesetTools } from '../../src/modesets/tools.js';
 import { RpcError } from '../../src/rpc/errors.js';
-import { compileSchema } from '../../src/rpc/validate.js';
+import { compileSchema } from '../../src/schema/validate.js';
 
 export interface Project {
   root: string;

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { readModeFileText } from '../../src/modes/mode-file.js';
-import { toYaml, type Plain } from '../../src/modesets/yaml-write.js';
+import { toYaml, type Plain } from '../../src/yaml/write.js';
 
 const TRICKY: string[] = [
   '', ' ', 'plain words', 'true', 'False', 'yes', 'NO', 'on', 'off', 'y', 'n', 'null', 'Null', '~',

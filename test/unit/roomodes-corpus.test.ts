@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { readModeFileText } from '../../src/modes/mode-file.js';
-import { YamlError } from '../../src/modes/yaml.js';
+import { YamlError } from '../../src/yaml/read.js';
 
 const corpusDir = fileURLToPath(new URL('../../../shared/corpus/roomodes/', import.meta.url));
 

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import {
   compileSchema, compileSchemaDocument, SchemaCompileError, type JsonSchema, type SchemaIssue,
-} from '../../src/rpc/validate.js';
-import { MAX_REF_DEPTH } from '../../src/rpc/validate-refs.js';
+} from '../../src/schema/validate.js';
+import { MAX_REF_DEPTH } from '../../src/schema/refs.js';
 
 const messages = (schema: JsonSchema, value: unknown, root = 'arguments'): string[] =>
   compileSchema(schema)(value, root).map((i) => i.message);

@@ -1,7 +1,7 @@
-// Unit tests for the hand-written YAML 1.2 reader (src/modes/yaml*.ts) and the mode-file text reader.
+// Unit tests for the hand-written YAML 1.2 reader (src/yaml/*.ts) and the mode-file text reader.
 import { describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { YamlError, parseYaml } from '../../src/modes/yaml.js';
+import { YamlError, parseYaml } from '../../src/yaml/read.js';
 import { cleanRooText, readModeFileText } from '../../src/modes/mode-file.js';
 
 const read = (text: string): unknown => parseYaml(text).value;

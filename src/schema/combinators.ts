@@ -2,9 +2,9 @@
 // A failed anyOf/oneOf yields one or a few pointed issues, never every branch's full list.
 import {
   type Check, type KeywordCompiler, type KeywordContext, MAX_ISSUES, type SchemaIssue, expectSchemaArray, report,
-} from './validate-context.js';
-import { describeValue, hasOwn, typeName } from './validate-values.js';
-import { listWithOr } from './validate-keywords.js';
+} from './context.js';
+import { describeValue, hasOwn, typeName } from './values.js';
+import { listWithOr } from './keywords.js';
 
 /**
  * The types a (compile-checked) schema admits at its top, when they can be read off it: its

@@ -3,11 +3,11 @@
 import {
   type Check, type KeywordCompiler, type KeywordContext, MAX_ISSUES, SchemaCompileError, escapePointer,
   expectNonNegativeInteger, expectNumber, expectObject, expectSchemaArray, expectStringArray, report, sibling,
-} from './validate-context.js';
+} from './context.js';
 import {
   canonicalKey, childPath, codePointLength, describeConstant, describeValue, hasOwn, indexPath,
   isJsonObject, jsonEqual, keySegment, plural, typeName,
-} from './validate-values.js';
+} from './values.js';
 
 /** The type names a schema may use, each with its test. "integer" is a number with no fractional part. */
 const TYPE_TESTS: Readonly<Record<string, (v: unknown) => boolean>> = {

@@ -1,7 +1,7 @@
 // The YAML reader's shared state: the source text, the read position, line/column lookup, anchors,
 // nesting depth and alias accounting. It never decides YAML structure; the block/flow readers do.
-import type { SourcePosition } from './yaml-error.js';
-import { YamlError } from './yaml-error.js';
+import type { SourcePosition } from './error.js';
+import { YamlError } from './error.js';
 
 /** Character codes the readers test against (one table). */
 export const CH = {

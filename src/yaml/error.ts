@@ -1,4 +1,4 @@
-// The YAML reader's error type and source position shape, shared by every yaml-*.ts module.
+// The YAML reader's error type and source position shape, shared by every module of src/yaml.
 // It must never import the readers (they import it), so it holds no parsing logic.
 
 /** 1-based line and column of a place in the text that was parsed. */

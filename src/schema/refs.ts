@@ -3,8 +3,8 @@
 // Never fetches anything: a reference that does not start with "#" is refused at compile time.
 import {
   type Check, type KeywordCompiler, SchemaCompileError, escapePointer, expectObject, report,
-} from './validate-context.js';
-import { hasOwn } from './validate-values.js';
+} from './context.js';
+import { hasOwn } from './values.js';
 
 /**
  * How many cyclic `$ref` hops one validation may be nested in. A recursive schema walks along the

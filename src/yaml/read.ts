@@ -2,16 +2,16 @@
 // It never evaluates tags beyond the core types and never throws anything but YamlError for bad input.
 //
 // How it works: the text is normalised (one leading BOM dropped, CRLF → LF) and read in one pass by
-// recursive descent — yaml-block.ts for indentation structure, yaml-flow.ts for [..]/{..} and
-// inline scalars, yaml-scan.ts / yaml-scalars.ts for scalar text. Errors report the place a mature
+// recursive descent — block.ts for indentation structure, flow.ts for [..]/{..} and
+// inline scalars, scan.ts / scalars.ts for scalar text. Errors report the place a mature
 // YAML 1.2 library reports them for the same mistakes, so users see familiar line numbers.
-import { CH, YamlCursor, isBlankOrEnd } from './yaml-cursor.js';
-import type { SourcePosition } from './yaml-error.js';
-import { describeAt, endLine, readAtLineStart, readBlockNode, skipLinesFrom } from './yaml-block.js';
-import { isDocumentMarker } from './yaml-scan.js';
+import { CH, YamlCursor, isBlankOrEnd } from './cursor.js';
+import type { SourcePosition } from './error.js';
+import { describeAt, endLine, readAtLineStart, readBlockNode, skipLinesFrom } from './block.js';
+import { isDocumentMarker } from './scan.js';
 
-export { YamlError } from './yaml-error.js';
-export type { SourcePosition } from './yaml-error.js';
+export { YamlError } from './error.js';
+export type { SourcePosition } from './error.js';
 
 export interface YamlOptions {
   /** Deepest nesting of collections accepted (default 1000). */

@@ -1,13 +1,13 @@
 // Reads YAML block structure: indented mappings and sequences, compact forms ("- key: v", "- - x"),
-// indentless sequences, explicit "?" keys and block scalars. Flow nodes are delegated to yaml-flow.
-import { CH, YamlCursor, isBlankOrEnd } from './yaml-cursor.js';
-import type { InlineNode } from './yaml-flow.js';
-import { readInlineNode } from './yaml-flow.js';
-import { claimKey, finishCollection, finishEmpty, finishScalar, newMapping, putEntry } from './yaml-nodes.js';
-import type { Chomping } from './yaml-scalars.js';
-import { applyScalarTag, blockScalarValue } from './yaml-scalars.js';
-import type { NodeProps } from './yaml-scan.js';
-import { indentAt, isDocumentMarker, mayStartPlain, readProps, scanPlain, skipComment, skipInline } from './yaml-scan.js';
+// indentless sequences, explicit "?" keys and block scalars. Flow nodes are delegated to flow.ts.
+import { CH, YamlCursor, isBlankOrEnd } from './cursor.js';
+import type { InlineNode } from './flow.js';
+import { readInlineNode } from './flow.js';
+import { claimKey, finishCollection, finishEmpty, finishScalar, newMapping, putEntry } from './nodes.js';
+import type { Chomping } from './scalars.js';
+import { applyScalarTag, blockScalarValue } from './scalars.js';
+import type { NodeProps } from './scan.js';
+import { indentAt, isDocumentMarker, mayStartPlain, readProps, scanPlain, skipComment, skipInline } from './scan.js';
 
 /** Where a node starts: after "key:" (value), after "-" / "?" / explicit ":" (entry), or after "---" (root). */
 export type Slot = 'value' | 'entry' | 'root';

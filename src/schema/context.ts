@@ -1,6 +1,6 @@
 // Shared plumbing of the schema compiler: the compiled-check shape, the bounded issue report and
 // the compile-time argument checks that raise SchemaCompileError. Never looks at validated values.
-import { hasOwn } from './validate-values.js';
+import { hasOwn } from './values.js';
 
 export interface SchemaIssue { path: string; message: string; keyword: string }
 

@@ -1,7 +1,7 @@
 // Reads the pieces of YAML that look the same in block and flow context: plain and quoted scalars,
 // anchors, tags and aliases, plus white-space/comment skipping. It never builds collections.
-import { CH, YamlCursor, isBlankOrEnd, isFlowIndicator } from './yaml-cursor.js';
-import { decodeDoubleQuoted, decodeSingleQuoted, foldLines } from './yaml-scalars.js';
+import { CH, YamlCursor, isBlankOrEnd, isFlowIndicator } from './cursor.js';
+import { decodeDoubleQuoted, decodeSingleQuoted, foldLines } from './scalars.js';
 
 /** A scalar as read from the text, before tags and the core schema apply. */
 export interface ScannedScalar {

@@ -1,8 +1,8 @@
 // Builds result values for the YAML readers: mapping entries (safe for keys like "__proto__"),
 // key stringification and scalar finishing (tag, anchor, node count). It never reads the text.
-import type { YamlCursor } from './yaml-cursor.js';
-import type { NodeProps, ScannedScalar } from './yaml-scan.js';
-import { applyScalarTag, resolvePlain } from './yaml-scalars.js';
+import type { YamlCursor } from './cursor.js';
+import type { NodeProps, ScannedScalar } from './scan.js';
+import { applyScalarTag, resolvePlain } from './scalars.js';
 
 /** Keys already used in one mapping; scalars compare by value, so 1 and "1" are different keys. */
 export type SeenKeys = Set<unknown>;

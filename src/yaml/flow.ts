@@ -1,9 +1,9 @@
 // Reads flow nodes: [sequences], {mappings}, quoted/plain scalars and aliases, including JSON-style
 // documents. It never reads block structure; lines inside must stay indented at least `minIndent`.
-import { CH, YamlCursor, isBlankOrEnd, isFlowIndicator } from './yaml-cursor.js';
-import { claimKey, finishCollection, finishEmpty, finishScalar, newMapping, pairMapping, putEntry } from './yaml-nodes.js';
-import type { NodeProps } from './yaml-scan.js';
-import { indentAt, isDocumentMarker, readAliasName, readProps, scanPlain, scanQuoted, skipComment } from './yaml-scan.js';
+import { CH, YamlCursor, isBlankOrEnd, isFlowIndicator } from './cursor.js';
+import { claimKey, finishCollection, finishEmpty, finishScalar, newMapping, pairMapping, putEntry } from './nodes.js';
+import type { NodeProps } from './scan.js';
+import { indentAt, isDocumentMarker, readAliasName, readProps, scanPlain, scanQuoted, skipComment } from './scan.js';
 
 /** A node read inline (in flow context, or on one line of block context). */
 export interface InlineNode {

@@ -10,21 +10,21 @@
 // so a deeply nested value cannot exhaust the stack.
 import {
   type Check, type KeywordCompiler, type KeywordContext, MAX_ISSUES, type SchemaIssue, SchemaCompileError, escapePointer, report,
-} from './validate-context.js';
+} from './context.js';
 import {
   compileAdditionalProperties, compileConst, compileEnum, compileExclusiveMaximum, compileExclusiveMinimum,
   compileItems, compileMaxItems, compileMaxLength, compileMaxProperties, compileMaximum, compileMinItems,
   compileMinLength, compileMinProperties, compileMinimum, compilePattern, compilePrefixItems, compileProperties,
   compileRequired, compileType, compileUniqueItems,
-} from './validate-keywords.js';
-import { compileAllOf, compileAnyOf, compileNot, compileOneOf } from './validate-combinators.js';
+} from './keywords.js';
+import { compileAllOf, compileAnyOf, compileNot, compileOneOf } from './combinators.js';
 import {
   type Cell, type DepthCounter, compileDefinitions, compileRef, cyclicRef, findStationaryCycle, parseLocalRef, pointerOf,
   resolvePointer,
-} from './validate-refs.js';
-import { hasOwn } from './validate-values.js';
+} from './refs.js';
+import { hasOwn } from './values.js';
 
-export { SchemaCompileError, type SchemaIssue } from './validate-context.js';
+export { SchemaCompileError, type SchemaIssue } from './context.js';
 
 export type JsonSchema = boolean | { [keyword: string]: unknown };
 
