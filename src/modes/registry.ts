@@ -126,6 +126,9 @@ export class ModeRegistry {
     const out = c.globalModesFile !== null
       ? [resolve(c.globalModesFile)]
       : [resolve(c.configDir, 'modes.yaml'), resolve(c.configDir, 'custom_modes.yaml')];
+    // A file found in an editor's storage is watched too (the config dir stays watched for a new one).
+    const found = this.#current.globalFile;
+    if (found !== null && !out.includes(found)) out.push(found);
     if (c.projectRoot !== null) {
       const root = resolve(c.projectRoot);
       const sets = resolve(root, c.modesetsDir ?? DEFAULT_MODESETS_DIR);

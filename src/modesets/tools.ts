@@ -30,6 +30,7 @@ export interface ModesetDeps {
 
 const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
 
+// Each call's own line is a debug record: the default level keeps to start-up, problems and warnings.
 export function modesetTools(deps: ModesetDeps): ToolFamily {
   const lock = new ModesetLock();
   const now = deps.now ?? (() => new Date());
@@ -53,7 +54,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         autoCopy: bool(args.auto_copy_if_missing, true),
         backupCurrent: bool(args.backup_current, true),
       }));
-      deps.log.info(`mode set ${String(out.mode_activated)} selected (previous: ${String(out.previous_mode ?? ROOMODES)})`);
+      deps.log.debug(`mode set ${String(out.mode_activated)} selected (previous: ${String(out.previous_mode ?? ROOMODES)})`);
       return result('orchestrator_mode_select', out);
     },
 
@@ -110,7 +111,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
             applied = outcome.changes;
             set = await loadSet(p, name);
             if ((await readPointer(p)).name === name) await deps.reload();
-            deps.log.info(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
+            deps.log.debug(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
           }
         }
         const a = set.analysis;
@@ -178,7 +179,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
           warnings: issuesOut(a.warnings),
         };
       });
-      deps.log.info(`mode set ${file} created from ${templateName}`);
+      deps.log.debug(`mode set ${file} created from ${templateName}`);
       return result('orchestrator_mode_create', out);
     },
 
@@ -204,7 +205,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
       };
       if (includeBinding) out.active_mode_set = b.doc.active_mode_set ?? null;
       if (b.skipped.length) out.skipped_files = b.skipped;
-      deps.log.info(`mode sets backed up to ${b.file}`);
+      deps.log.debug(`mode sets backed up to ${b.file}`);
       return result('orchestrator_mode_backup', out);
     },
 
@@ -216,7 +217,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         activate: bool(args.activate_after_restore, false),
         restoreBinding: bool(args.restore_session_binding, true),
       }));
-      deps.log.info(`mode sets restored from ${backupFile}`);
+      deps.log.debug(`mode sets restored from ${backupFile}`);
       return result('orchestrator_mode_restore', out);
     },
   };
