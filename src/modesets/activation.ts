@@ -159,6 +159,8 @@ export async function restoreBackup(env: ActivationEnv, o: RestoreOptions): Prom
 
   return {
     backup_file: o.backupFile,
+    backup_source: found.path,
+    restored_at: env.now.toISOString(),
     backup_created_at: doc.created_at,
     restored_files: plan.map((p) => p.name),
     unchanged_files: unchanged,
