@@ -114,7 +114,8 @@ export class ModeRegistry {
     if (!notify) return;
     const change = diffCatalogues(before, after);
     if (change.changedSlugs.length === 0 && !change.listChanged) return;
-    this.#log.info(`modes reloaded; changed: ${change.changedSlugs.join(', ') || '(order only)'}`);
+    // Debug, not info: a mode-set call reloads too, and the client hears of it through list_changed.
+    this.#log.debug(`modes reloaded; changed: ${change.changedSlugs.join(', ') || '(order only)'}`);
     for (const listener of this.#listeners) {
       try { listener(change); } catch (err) { this.#log.error('a modes-changed listener failed', err); }
     }
