@@ -134,7 +134,7 @@ const FIELD_NOTES = {
 
 /** Tool families by name prefix: heading and a note on when the family is listed. */
 const FAMILIES = [
-  { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic. Results also carry the seed API\'s field names (`success`, `mode_created`, `backup_created`, `backup_path`, `backup_size`, `restored_at`, `backup_source`, `validation_status`, `fallback_mode`) beside ours, described as "Seed name" below.' },
+  { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic. Results also carry the seed API\'s field names (`success`, `mode_created`, `backup_created`, `backup_path`, `backup_size`, `restored_at`, `backup_source`, `validation_status`, `fallback_mode`) beside ours, described as "Seed name" below; a failure\'s `data` names the set that stays in force as `fallback_mode`.' },
   { prefix: 'roo_ipc_', title: 'Roo Code IPC tools', note: 'Listed only when an IPC target is configured (`ipc.socket_path` / `ROO_CODE_IPC_SOCKET_PATH`, or `ipc.host` + `ipc.port`). See [ipc.md](ipc.md).' },
   { prefix: '', title: 'Mode and task tools', note: 'Always listed. Sessions live in memory unless `sessions.persistence.enabled` is true.' },
 ];

@@ -2,11 +2,11 @@
 // report text. The work itself lives in activation.ts, backup.ts, create.ts and repair.ts; this
 // file never writes a file except through them and src/files/atomic-write.ts.
 import type { Logger } from '../log.js';
-import type { ToolCallContext, ToolFamily, ToolResult } from '../mcp/tool-types.js';
+import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from '../mcp/tool-types.js';
 import { backupRows, pruneBackups } from './backup-list.js';
-import { withSeedFields } from './seed-fields.js';
+import { withFallback, withSeedFields } from './seed-fields.js';
 import { isRecord } from '../rpc/jsonrpc.js';
-import { ValidationError } from '../rpc/errors.js';
+import { RpcError, ValidationError } from '../rpc/errors.js';
 import { ROOMODES, restoreBackup, selectSet } from './activation.js';
 import { writeFileAtomic, writeFileExclusive } from '../files/atomic-write.js';
 import { writeBackup } from './backup.js';
@@ -54,7 +54,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
   };
   const env = (p: ModesetPaths) => ({ paths: p, now: now(), reload: deps.reload });
 
-  return {
+  return withFallbackOnError(paths, {
     async orchestrator_mode_select(args, ctx) {
       const modeFile = args.mode_file as string;
       if (modeFile !== ROOMODES) checkFileName('mode_file', modeFile, SET_EXTENSIONS);
@@ -230,7 +230,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         sets_backed_up: b.sets,
         set_count: b.sets.length,
         session_binding_included: includeBinding,
-        backup_size: b.bytes,
+        backup_bytes: b.bytes,
       };
       if (keep !== undefined) out.pruned_backups = pruned;
       if (includeBinding) out.active_mode_set = b.doc.active_mode_set ?? null;
@@ -255,5 +255,24 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
       deps.log.debug(`mode sets restored from ${backupFile}`);
       return result('orchestrator_mode_restore', out);
     },
-  };
+  });
+}
+
+/** Every failure also names the set that stays in force (the seed's fallback_mode). */
+function withFallbackOnError(paths: () => ModesetPaths, family: Record<string, ToolHandler>): ToolFamily {
+  const wrapped: Record<string, ToolHandler> = {};
+  for (const [name, handler] of Object.entries(family)) {
+    wrapped[name] = async (args, ctx) => {
+      try {
+        return await handler(args, ctx);
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        const active = await Promise.resolve().then(() => readPointer(paths())).then((p) => (p.invalid ? null : p.name), () => null);
+        const again = new RpcError(err.code, err.message, withFallback(err.data, active));
+        again.name = err.name;
+        throw again;
+      }
+    };
+  }
+  return wrapped;
 }

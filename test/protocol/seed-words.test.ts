@@ -41,24 +41,40 @@ test('mode-set results carry seed 003\'s field names beside ours', async (t) => 
   assert.equal(validated.fallback_mode, '.roomodes');
 
   const selected = await tool('orchestrator_mode_select', { mode_file: 'team.yaml' });
-  assert.equal(selected.backup_created, true, 'the existing set was backed up before selecting');
+  assert.equal(selected.backup_created, selected.backup_file, 'the existing set was backed up before selecting');
   assert.equal(selected.backup_path, selected.backup_location);
   assert.equal(selected.fallback_mode, '.roomodes');
 
   const backup = await tool('orchestrator_mode_backup', { backup_name: 'manual' });
-  assert.equal(backup.backup_created, true);
+  assert.equal(backup.backup_created, backup.backup_file);
+  assert.match(backup.backup_created, /^mode_backup_\d{8}_\d{6}_manual\.yaml$/);
   assert.equal(backup.backup_path, backup.backup_location);
-  assert.equal(backup.backup_size, statSync(backup.backup_location).size);
+  assert.equal(backup.backup_bytes, statSync(backup.backup_location).size);
+  assert.match(backup.backup_size, /^\d+(\.\d)?(B|KB)$/, 'a size for people, as the seed writes it');
 
   const restored = await tool('orchestrator_mode_restore', { backup_file: backup.backup_file });
   assert.equal(restored.success, true);
-  assert.equal(restored.backup_source, backup.backup_location);
+  assert.equal(restored.backup_source, backup.backup_file);
   assert.ok(Math.abs(Date.parse(restored.restored_at) - Date.now()) < 60_000, 'restored_at is now');
-  assert.equal(restored.backup_created, false, 'nothing differed, so no safety backup');
+  assert.equal(restored.validation_status, 'valid');
+  assert.equal(restored.backup_created, undefined, 'nothing differed, so no safety backup');
   assert.equal(restored.backup_path, undefined);
 
   const listed = await tool('orchestrator_mode_list');
   assert.equal(listed.success, true);
+});
+
+test('a failed mode-set call names the set that stays in force as fallback_mode', async (t) => {
+  const { s, tool } = await served(t);
+  const none = await s.tool('e1', 'orchestrator_mode_select', { mode_file: 'missing.yaml', auto_copy_if_missing: false });
+  assert.equal(none.error.code, -32004);
+  assert.equal(none.error.data.fallback_mode, '.roomodes');
+  await tool('orchestrator_mode_create', { mode_name: 'team' });
+  await tool('orchestrator_mode_select', { mode_file: 'team.yaml' });
+  const bad = await s.tool('e2', 'orchestrator_mode_restore', { backup_file: 'mode_backup_19990101_000000.yaml' });
+  assert.equal(bad.error.code, -32004);
+  assert.equal(bad.error.data.fallback_mode, 'team.yaml');
+  assert.equal(bad.error.data.error_type, 'not_found', 'the details are kept');
 });
 
 test('orchestrator_mode_backup keep: N removes the older backups; orchestrator_mode_list lists them newest first', async (t) => {
