@@ -8,10 +8,10 @@ import { join } from 'node:path';
 import { runCli, type CliRun } from './cli-run.js';
 import { startServer, tempDir } from './harness.js';
 
-/** The seed's example configuration: keys this server uses, and keys it does not. */
+/** The seed's example configuration (seed 000 §7.1.1, its keys and values): some keys this server does not use. */
 const SEED_CONFIG = {
-  server: { name: 'roo-modes-server', version: '1.0.0', description: 'Roo Code modes over MCP' },
-  modes: { global_config_path: '~/.roo-code/modes.yaml', project_config_file: '.roomodes', watch_for_changes: true },
+  server: { name: 'roo-modes-server', version: '1.0.0', description: 'MCP server exposing Roo-Code mode system' },
+  paths: { project_root: null, global_config_dir: '~/.roo-code' },
   sessions: { timeout: 3600, cleanup_interval: 300, persistence: { enabled: false, storage_path: '~/.roo-code/mcp_sessions' } },
   logging: { level: 'INFO', file: '~/.roo-code/mcp_modes_server.log', format: '%(asctime)s - %(name)s - %(levelname)s - %(message)s' },
 };
@@ -34,7 +34,7 @@ test('serves with the seed example config: unused keys warned about once, the lo
   assert.equal(r.code, 0, r.stderr);
   const warnings = r.stderr.split('\n').filter((l) => /ignoring keys/.test(l));
   assert.equal(warnings.length, 1, r.stderr);
-  assert.match(warnings[0]!, /server\.name, server\.version, server\.description, modes, logging\.format/);
+  assert.match(warnings[0]!, /: ignoring keys this server does not use: server\.name, server\.version, server\.description, logging\.format$/);
   const log = join(home, '.roo-code', 'mcp_modes_server.log');
   assert.ok(existsSync(log), 'the log file and its folder were created');
   assert.match(readFileSync(log, 'utf8'), /initialized with t/);
