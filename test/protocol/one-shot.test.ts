@@ -115,6 +115,8 @@ test('finds Roo Code\'s global modes file in an editor\'s storage, and says whic
   assert.match(modes.stdout, new RegExp(`^Global modes file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   const json = JSON.parse((await runCli(['modes', '--json'], { home })).stdout);
   assert.equal(json.global_modes_file, file);
+  const checked = await runCli(['validate'], { home });
+  assert.match(checked.stdout, /custom_modes\.yaml: ok, 1 mode/);
 
   const s = startServer(t, { env: { HOME: home, XDG_CONFIG_HOME: '' } });
   await s.initialize('2025-06-18');
