@@ -6,7 +6,7 @@ import { copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promis
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JSONC, JsonSyntaxError, STRICT_JSON, type Dialect } from './jsonc.js';
+import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON, type Dialect } from './jsonc.js';
 import { mergeNestedMember } from './jsonc-edit.js';
 
 export interface AddToMcpConfigIo {
@@ -187,6 +187,13 @@ async function backup(file: string): Promise<string> {
 
 const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** The existing entry's `env` object ({} when there is none), kept whole so nothing in it is lost. */
+function existingEnv(root: unknown, key: string, name: string): Record<string, unknown> {
+  const object = (v: unknown): Record<string, unknown> | undefined =>
+    (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined);
+  return object(object(object(object(root)?.[key])?.[name])?.env) ?? {};
+}
+
 export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): Promise<number> {
   let o: Options;
   try {
@@ -251,6 +258,8 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const base = old === undefined || old.trim() === '' ? '{}\n' : old;
   let outcome: ReturnType<typeof mergeNestedMember>;
   try {
+    // --env adds to the variables the entry already has instead of dropping them.
+    if (entry.env !== undefined) entry.env = { ...existingEnv(parseJson(base, spec.dialect).root.value, spec.key, o.name), ...entry.env as object };
     // An existing entry keeps its other keys (env, disabled, alwaysAllow...): only these are set.
     outcome = mergeNestedMember(base, spec.dialect, spec.key, o.name, entry);
   } catch (err) {

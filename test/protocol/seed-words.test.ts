@@ -127,6 +127,12 @@ test('add-to-mcp-config --client claude-code writes .mcp.json, or ~/.claude.json
   assert.deepEqual(user.mcpServers.other, { command: 'x' });
   assert.deepEqual(user.mcpServers['roo-modes'], { type: 'stdio', command: NODE, args: [MAIN] });
 
+  // A second run with --env adds to the entry's variables; the old ones stay.
+  const more = await runCli(['add-to-mcp-config', '--client', 'claude-code', '--project-root', project, '--env', 'ROO_MODES_CONFIG=/etc/rms.json'], { home, cwd: project });
+  assert.equal(more.code, 0, more.stderr);
+  assert.deepEqual(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')).mcpServers['roo-modes'].env,
+    { ROO_MODES_LOG_LEVEL: 'warning', EMPTY: '', ROO_MODES_CONFIG: '/etc/rms.json' });
+
   const bad = await runCli(['add-to-mcp-config', '--client', 'claude-code', '--env', '1BAD=x'], { home, cwd: project });
   assert.equal(bad.code, 2);
   assert.match(bad.stderr, /--env expects KEY=VALUE/);
