@@ -29,7 +29,7 @@ const CODE_MEANING = {
   INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name; a bad pagination cursor.',
   INTERNAL_ERROR: 'A bug in the server. The message stays bland; the detail and stack go to stderr with the request id.',
   MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
-  TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence).',
+  TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so.',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
   VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
@@ -39,7 +39,7 @@ const CODE_MEANING = {
 /** Errors every tool can return, whatever it does. */
 const COMMON_TOOL_ERRORS = [
   ['INVALID_PARAMS', 'the tool name is unknown, or `arguments` is not an object'],
-  ['VALIDATION_ERROR', 'the arguments break the input schema (missing, mistyped, too long, unknown keys)'],
+  ['VALIDATION_ERROR', 'the arguments break the input schema (missing, mistyped, too long; unknown keys only under `server.strict`)'],
 ];
 
 const SESSION_GONE = [
@@ -134,7 +134,7 @@ const FIELD_NOTES = {
 
 /** Tool families by name prefix: heading and a note on when the family is listed. */
 const FAMILIES = [
-  { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic.' },
+  { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic. Results also carry the seed API\'s field names (`success`, `mode_created`, `backup_created`, `backup_path`, `backup_size`, `restored_at`, `backup_source`, `validation_status`, `fallback_mode`) beside ours, described as "Seed name" below; a failure\'s `data` names the set that stays in force as `fallback_mode`.' },
   { prefix: 'roo_ipc_', title: 'Roo Code IPC tools', note: 'Listed only when an IPC target is configured (`ipc.socket_path` / `ROO_CODE_IPC_SOCKET_PATH`, or `ipc.host` + `ipc.port`). See [ipc.md](ipc.md).' },
   { prefix: '', title: 'Mode and task tools', note: 'Always listed. Sessions live in memory unless `sessions.persistence.enabled` is true.' },
 ];
@@ -313,7 +313,8 @@ export async function generateApiDoc() {
   doc.push('- [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
 
   doc.push('## Tools', '');
-  doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '');
+  doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '',
+    'An argument key the tool does not define is ignored and named in a `warnings` list of strings at the top of the result (and in a second text block); with `server.strict` (or `--strict`) it is refused with -32004. Long calls (mode-set backup, restore, validate with repair; `roo_ipc_start_task`, `roo_ipc_get_*`) send `notifications/progress` when the request\'s `_meta` carries a `progressToken`.', '');
   doc.push('With `server.tool_errors: "result"` a tool failure is not a JSON-RPC error but a result with `isError: true`, whose `structuredContent` (and `metadata.error`) holds the same `{code, message, data}`.', '');
   for (const g of groups) {
     doc.push(`### ${g.title}`, '', g.note, '');

@@ -1,7 +1,7 @@
 // ServerConfig: defaults < config file < environment < flags, validated before serving. The
 // defaults are the `default`s of schemas/config.schema.json, so they are written down once.
 import { readFileSync } from 'node:fs';
-import { readFile } from 'node:fs/promises';
+import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from './log.js';
@@ -66,7 +66,10 @@ const FLAGS: Record<string, [path: string[], hasValue: boolean]> = {
   '--log-level': [['logging', 'level'], true],
   '--log-file': [['logging', 'file'], true],
   '--strict': [['server', 'strict'], false],
+  // Also turns persistence on (see SESSIONS_ON): sessions then outlive one-shot `call` runs.
+  '--sessions-dir': [['sessions', 'persistence', 'storage_path'], true],
 };
+const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
 
 export interface ParsedArgs { configFile: string | null; overrides: Json; help: boolean; version: boolean }
 
@@ -90,6 +93,7 @@ export function parseServeArgs(argv: readonly string[]): ParsedArgs {
     }
     if (name === '--config') parsed.configFile = value as string;
     else setPath(parsed.overrides, path, value);
+    if (name === '--sessions-dir') setPath(parsed.overrides, SESSIONS_ON, true);
   }
   return parsed;
 }
@@ -111,6 +115,8 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_CODE_IPC_SOCKET_PATH', ['ipc', 'socket_path']);
   str('ROO_IPC_HOST', ['ipc', 'host']);
   str('ROO_MODES_LOG_LEVEL', ['logging', 'level']);
+  str('ROO_MODES_SESSIONS_DIR', ['sessions', 'persistence', 'storage_path']);
+  if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
   const port = env.ROO_IPC_PORT;
   if (port !== undefined && port !== '') {
     if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new ConfigError(`ROO_IPC_PORT must be a port number, got ${JSON.stringify(port)}`);
@@ -119,11 +125,18 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   return out;
 }
 
-/** Builds and validates the effective configuration. */
-export async function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd = process.cwd()): Promise<ServerConfig> {
+/**
+ * Builds and validates the effective configuration. The file comes from --config, else
+ * ROO_MODES_CONFIG (the MCP Inspector keeps --config for itself). `warn` hears, once, about keys
+ * of the file that the server does not use.
+ */
+export async function loadConfig(
+  args: ParsedArgs, env: NodeJS.ProcessEnv, cwd = process.cwd(), warn: (message: string) => void = () => {},
+): Promise<ServerConfig> {
   let fileLayer: Json = {};
-  if (args.configFile) {
-    const file = expandPath(args.configFile, cwd);
+  const configFile = args.configFile ?? (env.ROO_MODES_CONFIG || null);
+  if (configFile) {
+    const file = expandPath(configFile, cwd);
     let text: string;
     try { text = await readFile(file, 'utf8'); } catch (err) {
       throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
@@ -133,8 +146,7 @@ export async function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd =
       throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
     }
     if (!isObject(parsed)) throw new ConfigError(`config file ${file} must hold a JSON object`);
-    await validateAgainstSchema(parsed, file);
-    fileLayer = parsed;
+    fileLayer = await validateAgainstSchema(parsed, file, warn);
   }
   const merged = merge(merge(merge(defaultConfig() as unknown as Json, fileLayer), envOverrides(env)), args.overrides);
   // Flags and environment only fill string slots (the port is checked above), so only the file
@@ -147,6 +159,17 @@ export async function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd =
     throw new ConfigError('ipc.host and ipc.port (ROO_IPC_HOST / ROO_IPC_PORT) must be given together');
   }
   return resolvePaths(config, cwd);
+}
+
+/**
+ * A project root that is not a folder would serve built-in modes only, silently: refused before
+ * serving (kept apart from loadConfig, which stays a pure merge of its inputs).
+ */
+export async function checkProjectRoot(root: string | null): Promise<void> {
+  if (root === null) return;
+  const info = await stat(root).catch(() => null);
+  if (!info) throw new ConfigError(`the project root ${root} does not exist (--project-root / ROO_PROJECT_ROOT)`);
+  if (!info.isDirectory()) throw new ConfigError(`the project root ${root} is not a directory (--project-root / ROO_PROJECT_ROOT)`);
 }
 
 function resolvePaths(c: ServerConfig, cwd: string): ServerConfig {
@@ -165,15 +188,22 @@ function resolvePaths(c: ServerConfig, cwd: string): ServerConfig {
   };
 }
 
-async function validateAgainstSchema(value: Json, where: string): Promise<void> {
-  const { compileSchema } = await import('./schema/validate.js');
+/** Unknown keys first (typo → error, else warned about and dropped), then the schema. */
+async function validateAgainstSchema(value: Json, where: string, warn: (message: string) => void): Promise<Json> {
+  const [{ compileSchema }, { sortConfigKeys }] = await Promise.all([import('./schema/validate.js'), import('./config-keys.js')]);
   const schema = JSON.parse(await readFile(CONFIG_SCHEMA_URL, 'utf8')) as Json;
-  const issues = compileSchema(schema)(value, '');
+  const sorted = sortConfigKeys(value, schema);
+  if (sorted.typo) {
+    throw new ConfigError(`invalid configuration in ${where}: unknown key ${sorted.typo.key}; did you mean ${sorted.typo.suggestion}?`);
+  }
+  if (sorted.ignored.length > 0) warn(`${where}: ignoring keys this server does not use: ${sorted.ignored.join(', ')}`);
+  const issues = compileSchema(schema)(sorted.known, '');
   if (issues.length > 0) {
     const first = issues[0]!;
     const more = issues.length > 1 ? ` (and ${issues.length - 1} more)` : '';
     throw new ConfigError(`invalid configuration in ${where}: ${first.message}${more}`);
   }
+  return sorted.known;
 }
 
 /** True when a Roo IPC socket (or host and port) is configured: the roo_ipc_* tools are offered. */

@@ -1,7 +1,8 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
 // three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
-import { closeSync, createWriteStream, openSync, readFileSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
+import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { AsyncQueue } from './pipeline/queue.js';
@@ -11,7 +12,7 @@ import { runWriter } from './pipeline/writer.js';
 import type { Outgoing } from './rpc/jsonrpc.js';
 import { Lifecycle } from './mcp/lifecycle.js';
 import { McpServer } from './mcp/server.js';
-import { ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } from './config.js';
+import { checkProjectRoot, ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } from './config.js';
 import { createLogger, type LogSink } from './log.js';
 import type { Services } from './services.js';
 import type { ToolListing } from './mcp/tools.js';
@@ -39,13 +40,14 @@ Usage:
   roo-modes-server demo                     run the seed workflow against this server
 
 Serve options:
-  --config FILE             JSON config file (see schemas/config.schema.json)
+  --config FILE             JSON config file (see schemas/config.schema.json; env ROO_MODES_CONFIG)
   --project-root DIR        project whose .roomodes and rules apply (env ROO_PROJECT_ROOT)
   --config-dir DIR          global config folder, default ~/.roo-code (env ROO_CONFIG_DIR)
   --global-modes-file FILE  global modes file, e.g. Roo Code's custom_modes.yaml
   --log-level LEVEL         debug|info|notice|warning|error (env ROO_MODES_LOG_LEVEL)
   --log-file FILE           append logs to FILE instead of stderr
-  --strict                  reject requests sent before initialize
+  --strict                  reject requests before initialize, and unknown tool arguments
+  --sessions-dir DIR        keep sessions in DIR so they outlive the process (env ROO_MODES_SESSIONS_DIR)
   -h, --help                this text
   -v, --version             the version
 
@@ -89,7 +91,8 @@ async function serve(argv: string[]): Promise<number> {
     const args = parseServeArgs(argv);
     if (args.help) { io.out(USAGE); return 0; }
     if (args.version) { io.out(`${VERSION}\n`); return 0; }
-    config = await loadConfig(args, process.env);
+    config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
+    await checkProjectRoot(config.paths.project_root);
   } catch (err) {
     if (err instanceof ConfigError) { io.err(`roo-modes-server: ${err.message}\n`); return 2; }
     throw err;
@@ -97,7 +100,8 @@ async function serve(argv: string[]): Promise<number> {
   let logStream: WriteStream | null = null;
   if (config.logging.file !== null) {
     // Checked once, before serving, so a bad path is a clear exit 2 rather than lost logs.
-    try { closeSync(openSync(config.logging.file, 'a')); } catch (err) {
+    // Its folder is ours to make (the seed's ~/.roo-code/mcp_modes_server.log on a fresh machine).
+    try { mkdirSync(dirname(config.logging.file), { recursive: true }); closeSync(openSync(config.logging.file, 'a')); } catch (err) {
       io.err(`roo-modes-server: cannot open the log file ${config.logging.file}: ${(err as Error).message}\n`);
       return 2;
     }

@@ -9,6 +9,7 @@ import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { SymlinkGuard } from './modes/confine.js';
+import { editorModesFiles } from './modes/editor-storage.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
@@ -33,6 +34,7 @@ export class Services {
       projectRoot: this.projectRoot,
       configDir: config.paths.global_config_dir,
       globalModesFile: config.paths.global_modes_file,
+      editorModesFiles: editorModesFiles(process.env),
       modesetsDir: config.modesets.dir,
       convertDocument: convertLegacyRoles,
     }, log.child('modes'));
@@ -82,6 +84,7 @@ export class Services {
     this.tools = new ToolRegistry({
       listing, families, compile: compileSchema, toolErrors: this.config.server.tool_errors,
       protocolVersion: () => this.hooks.protocolVersion(), progress: (ctx, p, t, m) => this.hooks.progress(ctx, p, t, m),
+      strictArguments: this.config.server.strict,
     });
   }
 

@@ -6,7 +6,7 @@ import { copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promis
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JSONC, JsonSyntaxError, STRICT_JSON, type Dialect } from './jsonc.js';
+import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON, type Dialect } from './jsonc.js';
 import { mergeNestedMember } from './jsonc-edit.js';
 
 export interface AddToMcpConfigIo {
@@ -21,7 +21,7 @@ export interface AddToMcpConfigIo {
   cwd?: string;
 }
 
-type ClientName = 'claude' | 'vscode' | 'roo' | 'cursor';
+type ClientName = 'claude' | 'claude-code' | 'vscode' | 'roo' | 'cursor';
 
 interface Places {
   home: string;
@@ -44,6 +44,12 @@ const CLIENTS: Record<ClientName, {
     label: 'Claude Desktop', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
     global: (p) => p.join(p.appData, 'Claude', 'claude_desktop_config.json'),
   },
+  // Claude Code: the project's .mcp.json (shared with the team), or the user's ~/.claude.json.
+  'claude-code': {
+    label: 'Claude Code', key: 'mcpServers', dialect: STRICT_JSON, stdioType: true,
+    project: (p) => p.join(p.project, '.mcp.json'),
+    global: (p) => p.join(p.home, '.claude.json'),
+  },
   vscode: {
     label: 'VS Code', key: 'servers', dialect: JSONC, stdioType: true,
     project: (p) => p.join(p.project, '.vscode', 'mcp.json'),
@@ -62,15 +68,20 @@ const CLIENTS: Record<ClientName, {
 };
 
 const USAGE = `Usage:
-  roo-modes-server add-to-mcp-config --client claude|vscode|roo|cursor [options]
+  roo-modes-server add-to-mcp-config --client claude|claude-code|vscode|roo|cursor [options]
 
 Adds (or updates) this server in the client's MCP config, keeping every other entry, key and comment.
-  --client NAME         claude (global file), vscode (.vscode/mcp.json), roo (.roo/mcp.json),
-                        cursor (.cursor/mcp.json)
-  --global              use the client's per-user file instead of the project's (vscode, roo, cursor)
+  --client NAME         claude (global file), claude-code (.mcp.json), vscode (.vscode/mcp.json),
+                        roo (.roo/mcp.json), cursor (.cursor/mcp.json)
+  --global              use the client's per-user file instead of the project's (claude-code:
+                        ~/.claude.json; vscode, roo, cursor)
   --file PATH           edit this file instead of the standard location
   --name NAME           the entry's name (default roo-modes)
-  --project-root DIR    the project: where project files live, and passed to the server
+  --project-root DIR    the project: where project files live, and passed to the server (it must
+                        exist and be a directory unless --force)
+  --sessions-dir DIR    passed to the server: sessions are kept in DIR
+  --env KEY=VALUE       an environment variable for the server (repeatable)
+  --force               accept a --project-root that does not exist (yet)
   --dry-run             print the resulting file; write nothing
   -h, --help            this text
 The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
@@ -86,10 +97,13 @@ interface Options {
   projectRoot?: string;
   global: boolean;
   dryRun: boolean;
+  sessionsDir?: string;
+  env: [string, string][];
+  force: boolean;
 }
 
 function parseArgs(argv: string[]): Options {
-  const o: Options = { help: false, name: 'roo-modes', global: false, dryRun: false };
+  const o: Options = { help: false, name: 'roo-modes', global: false, dryRun: false, env: [], force: false };
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
     const eq = token.indexOf('=');
@@ -106,6 +120,15 @@ function parseArgs(argv: string[]): Options {
       case '--file': o.file = value(); break;
       case '--name': o.name = value(); break;
       case '--project-root': o.projectRoot = value(); break;
+      case '--sessions-dir': o.sessionsDir = value(); break;
+      case '--force': o.force = true; break;
+      case '--env': {
+        const pair = value();
+        const at = pair.indexOf('=');
+        if (at <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(pair.slice(0, at))) throw new UsageError(`--env expects KEY=VALUE with a variable name as KEY, got "${pair}"`);
+        o.env.push([pair.slice(0, at), pair.slice(at + 1)]);
+        break;
+      }
       case '--client': {
         const c = value();
         if (!(c in CLIENTS)) throw new UsageError(`unknown client "${c}"; use one of ${Object.keys(CLIENTS).join(', ')}`);
@@ -164,6 +187,13 @@ async function backup(file: string): Promise<string> {
 
 const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
+/** The existing entry's `env` object ({} when there is none), kept whole so nothing in it is lost. */
+function existingEnv(root: unknown, key: string, name: string): Record<string, unknown> {
+  const object = (v: unknown): Record<string, unknown> | undefined =>
+    (typeof v === 'object' && v !== null && !Array.isArray(v) ? v as Record<string, unknown> : undefined);
+  return object(object(object(object(root)?.[key])?.[name])?.env) ?? {};
+}
+
 export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): Promise<number> {
   let o: Options;
   try {
@@ -182,6 +212,14 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const cwd = io.cwd ?? process.cwd();
   const projectRoot = o.projectRoot === undefined ? undefined : path.resolve(cwd, o.projectRoot);
   const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o, io, projectRoot ?? cwd, path);
+  if (projectRoot !== undefined && !o.force) {
+    const info = await stat(projectRoot).catch(() => null);
+    if (!info?.isDirectory()) {
+      io.err(`error: the project root ${projectRoot} ${info ? 'is not a directory' : 'does not exist'}; nothing was written (--force to add it anyway)\n`);
+      return 2;
+    }
+  }
+  const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
   const [command, ...entryArgs] = io.entryCommand;
   if (command === undefined || entryArgs.length === 0) {
     io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
@@ -190,7 +228,12 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const entry: Record<string, unknown> = {
     ...(spec.stdioType ? { type: 'stdio' } : {}),
     command,
-    args: [...entryArgs, ...(projectRoot === undefined ? [] : ['--project-root', projectRoot])],
+    args: [
+      ...entryArgs,
+      ...(projectRoot === undefined ? [] : ['--project-root', projectRoot]),
+      ...(sessionsDir === undefined ? [] : ['--sessions-dir', sessionsDir]),
+    ],
+    ...(o.env.length > 0 ? { env: Object.fromEntries(o.env) } : {}),
   };
   const byHand = `Add this to the "${spec.key}" object by hand:\n${JSON.stringify({ [o.name]: entry }, null, 2).slice(2, -2)}\n`;
   const refuse = (why: string): number => {
@@ -215,6 +258,8 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const base = old === undefined || old.trim() === '' ? '{}\n' : old;
   let outcome: ReturnType<typeof mergeNestedMember>;
   try {
+    // --env adds to the variables the entry already has instead of dropping them.
+    if (entry.env !== undefined) entry.env = { ...existingEnv(parseJson(base, spec.dialect).root.value, spec.key, o.name), ...entry.env as object };
     // An existing entry keeps its other keys (env, disabled, alwaysAllow...): only these are set.
     outcome = mergeNestedMember(base, spec.dialect, spec.key, o.name, entry);
   } catch (err) {

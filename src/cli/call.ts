@@ -1,6 +1,7 @@
 // `roo-modes-server call`: one tool or method call (or a JSON-lines script of them) against this
 // server or any stdio MCP server, printing text or raw JSON. It never writes to process.stdout.
 
+import { resolve } from 'node:path';
 import { connectStdio, type McpClient } from '../client/client.js';
 import type { JsonObject } from '../client/connection.js';
 import {
@@ -39,6 +40,8 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
                     $2.list[0].id) is replaced by that field of an earlier result
   --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
                     in the current directory (another project: --server "roo-modes-server --project-root DIR")
+  --sessions-dir DIR  keep the server's sessions in DIR, so a later call can use a session_id from
+                    this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set)
   --timeout MS      limit for the whole run, start-up included (default 30000)
   --raw             print result objects as JSON instead of their text
   -h, --help        this text
@@ -59,6 +62,7 @@ interface Parsed {
   timeoutMs: number;
   raw: boolean;
   script?: string;
+  sessionsDir?: string;
 }
 
 const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
@@ -131,6 +135,9 @@ function parseArgs(argv: string[]): Parsed {
       }
       case '--script':
         parsed.script = value();
+        break;
+      case '--sessions-dir':
+        parsed.sessionsDir = value();
         break;
       default:
         throw new UsageError(`unknown option ${flag}`);
@@ -247,7 +254,9 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
   let client: McpClient | undefined;
   let exit = 0;
   try {
-    client = await connectStdio({ command, args, env: io.env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs });
+    // Each call starts its own server; sessions outlive it only on disk.
+    const env = parsed.sessionsDir === undefined ? io.env : { ...io.env, ROO_MODES_SESSIONS_DIR: resolve(parsed.sessionsDir) };
+    client = await connectStdio({ command, args, env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs });
     steps ??= [await commandLineStep(parsed, client, signal)];
     const results = new Map<number, JsonObject>();
     let prevLine = 0;

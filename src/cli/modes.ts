@@ -2,14 +2,18 @@
 // Writes only through the io it is given; never touches process.stdout or exits the process.
 import { homedir } from 'node:os';
 import { join, resolve } from 'node:path';
-import type { GroupEntry, ModeIssue } from '../modes/types.js';
+import { TOOL_GROUP_NAMES, type GroupEntry, type Mode, type ModeIssue } from '../modes/types.js';
 import { loadCatalogue } from '../modes/catalogue.js';
+import { describeToolGroups } from '../modes/describe.js';
+import { editorModesFiles } from '../modes/editor-storage.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
 
 export interface ModeArgs {
   help: boolean;
   json: boolean;
+  /** `--matrix`: the modes × tool groups grid. */
+  matrix: boolean;
   projectRoot: string;
   configDir: string;
   globalModesFile: string | null;
@@ -30,12 +34,14 @@ export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, a
   const rest: string[] = [];
   let help = false;
   let json = false;
+  let matrix = false;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
     const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
     if (arg === '--help' || arg === '-h') help = true;
     else if (arg === '--json' && allowJson) json = true;
+    else if (arg === '--matrix' && allowJson) matrix = true;
     else if ((VALUE_FLAGS as readonly string[]).includes(flag)) {
       const value = flag === arg ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined || value === '') return `${flag} needs a value`;
@@ -47,7 +53,7 @@ export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, a
     resolve(expandHome(values.get(flag) ?? (env[envName] || fallback), env));
   const globalFile = values.get('--global-modes-file');
   return {
-    help, json, rest,
+    help, json, matrix, rest,
     projectRoot: pick('--project-root', 'ROO_PROJECT_ROOT', process.cwd()),
     configDir: pick('--config-dir', 'ROO_CONFIG_DIR', '~/.roo-code'),
     globalModesFile: globalFile === undefined ? null : resolve(expandHome(globalFile, env)),
@@ -63,16 +69,28 @@ export function formatIssue(issue: ModeIssue): string {
 const groupLabel = (g: GroupEntry): string =>
   typeof g === 'string' ? g : g[1].fileRegex !== undefined ? `${g[0]}(${g[1].fileRegex})` : g[0];
 
-const USAGE = `Usage: roo-modes-server modes [--json] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
+const USAGE = `Usage: roo-modes-server modes [--json | --matrix] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
 
-Lists the modes in force: built-in, global (modes.yaml or custom_modes.yaml in the config dir)
-and project (.roomodes, or the active mode set), with any problems found in those files.
+Lists the modes in force: built-in, global (modes.yaml or custom_modes.yaml in the config dir,
+or Roo Code's own in an editor's storage) and project (.roomodes, or the active mode set), with any
+problems found in those files.
 
-  --json                 print {"modes": [...], "errors": [...]} instead of a table
+  --json                 print {"modes": [...], "errors": [...], "global_modes_file": ...} instead of a table
+  --matrix               print the modes × tool groups grid, with each file pattern
   --project-root DIR     the project (default: $ROO_PROJECT_ROOT or the current directory)
   --config-dir DIR       the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)
   --global-modes-file F  use this global modes file instead of the config dir's
 `;
+
+/** One row per mode, one column per group: ✓, · (not allowed), or the edit group's file pattern. */
+function matrixRows(modes: readonly Mode[]): string[][] {
+  const head = ['MODE', ...TOOL_GROUP_NAMES.map((g) => g.toUpperCase())];
+  return [head, ...modes.map((m) => [m.slug, ...describeToolGroups(m).map((g) => {
+    if (!g.enabled) return '·';
+    if (g.fileRegex !== undefined) return g.fileRegex;
+    return g.mcpTools !== undefined ? g.mcpTools.join(',') : '✓';
+  })])];
+}
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => [...r[c]!].length)));
@@ -93,7 +111,15 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
     io.err(`modes: unexpected argument ${JSON.stringify(args.rest[0])} (see roo-modes-server modes --help)\n`);
     return 2;
   }
-  const cat = await loadCatalogue({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
+  if (args.json && args.matrix) {
+    io.err('modes: --json and --matrix exclude each other (see roo-modes-server modes --help)\n');
+    return 2;
+  }
+  const cat = await loadCatalogue({
+    projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile,
+    editorModesFiles: editorModesFiles(io.env),
+  });
+  const globalLine = `Global modes file: ${cat.globalFile ?? 'none found'}\n`;
   if (args.json) {
     const modes = cat.modes.map((m) => ({
       slug: m.slug, name: m.name, source: m.source, ...(m.file !== undefined ? { file: m.file } : {}),
@@ -107,13 +133,13 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
       file: i.file, line: i.line ?? 1, ...(i.column !== undefined ? { column: i.column } : {}),
       ...(i.slug !== undefined ? { slug: i.slug } : {}), message: i.message,
     }));
-    io.out(`${JSON.stringify({ modes, errors }, null, 2)}\n`);
+    io.out(`${JSON.stringify({ modes, errors, global_modes_file: cat.globalFile }, null, 2)}\n`);
     return 0;
   }
-  const rows = [['SLUG', 'NAME', 'SOURCE', 'GROUPS'], ...cat.modes.map((m) => [
+  const rows = args.matrix ? matrixRows(cat.modes) : [['SLUG', 'NAME', 'SOURCE', 'GROUPS'], ...cat.modes.map((m) => [
     m.slug, m.name, m.source, m.groups.map(groupLabel).join(', ') || '(none)',
   ])];
-  io.out(`${table(rows)}\n`);
+  io.out(`${table(rows)}\n\n${globalLine}`);
   if (cat.issues.length > 0) {
     io.err(`\n${cat.issues.length} problem${cat.issues.length === 1 ? '' : 's'} in the mode files:\n${cat.issues.map(formatIssue).join('\n')}\n`);
   }

@@ -3,11 +3,13 @@
 import { resolve } from 'node:path';
 import { readModeLayer, resolveModeFiles } from '../modes/catalogue.js';
 import { formatIssue, parseModeArgs, type CliIo } from './modes.js';
+import { editorModesFiles } from '../modes/editor-storage.js';
 
 const USAGE = `Usage: roo-modes-server validate [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]
 
 Checks mode files (.roomodes, custom_modes.yaml, mode sets) by Roo Code's rules and prints each
-problem as file:line:column: message. Without FILE it checks the project's and the global mode file.
+problem as file:line:column: message. Without FILE it checks the project's and the global mode file
+(the config dir's, else Roo Code's own in an editor's storage).
 Exits 1 when a problem was found, 0 otherwise.
 `;
 
@@ -25,7 +27,10 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   if (args.rest.length > 0) {
     targets = args.rest.map((f) => ({ file: resolve(f), jsonFallback: true, explicit: true }));
   } else {
-    const found = await resolveModeFiles({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
+    const found = await resolveModeFiles({
+      projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile,
+      editorModesFiles: editorModesFiles(io.env),
+    });
     targets = [
       ...(found.project ? [{ file: found.project.file, jsonFallback: true, explicit: false }] : []),
       ...(found.global ? [{ file: found.global, jsonFallback: false, explicit: false }] : []),

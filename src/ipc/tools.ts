@@ -1,6 +1,6 @@
 // The roo_ipc_* tool handlers: thin adapters from validated arguments to RooBridge calls, each
 // returning a short report and its metadata. They never hold the socket or build wire errors.
-import type { ToolFamily, ToolHandler, ToolResult } from '../mcp/tool-types.js';
+import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from '../mcp/tool-types.js';
 import { ValidationError } from '../rpc/errors.js';
 import type { BridgeStatus, RooBridge } from './bridge.js';
 import type { RooEvent } from './events.js';
@@ -49,6 +49,14 @@ function command(bridge: RooBridge, name: TaskCommandName, what: string, data?: 
   };
 }
 
+/** A live query, with progress (asked, answered) for a client that gave a progressToken. */
+async function query(bridge: RooBridge, kind: 'modes' | 'commands' | 'models', ctx: ToolCallContext): Promise<unknown> {
+  ctx.progress(0, 1, `asking Roo Code for its ${kind}`);
+  const payload = await bridge.query(kind, ctx.signal);
+  ctx.progress(1, 1, 'answered');
+  return payload;
+}
+
 export function ipcTools(bridge: RooBridge): ToolFamily {
   return {
     roo_ipc_status: (): ToolResult => {
@@ -59,6 +67,8 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
     roo_ipc_start_task: async (args, ctx): Promise<ToolResult> => {
       const configuration = isRecord(args.configuration) ? args.configuration : undefined;
       const images = strings(args, 'images');
+      const waiting = args.wait_for_start === true;
+      ctx.progress(0, 1, waiting ? 'asking Roo Code to start the task and waiting for it to start' : 'asking Roo Code to start the task');
       const out = await bridge.startTask({
         text: str(args, 'text') ?? '',
         ...(images ? { images } : {}),
@@ -66,7 +76,8 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
         ...(typeof args.new_tab === 'boolean' ? { newTab: args.new_tab } : {}),
         waitForStart: args.wait_for_start === true,
       }, ctx.signal);
-      const waited = args.wait_for_start === true;
+      const waited = waiting;
+      ctx.progress(1, 1, out.timedOut ? 'no start announced before the timeout' : 'sent');
       const text = !waited ? 'Sent StartNewTask to Roo Code.'
         : out.timedOut ? 'Sent StartNewTask, but Roo Code announced no task before the timeout; it may still start. Check roo_ipc_poll_other_events.'
         : `Roo Code started task ${out.taskId ?? '(no id in the event)'} (${out.startEvent}).`;
@@ -85,7 +96,7 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
     roo_ipc_delete_queued_message: command(bridge, 'DeleteQueuedMessage', 'remove a queued message', (args) => str(args, 'message_id')),
 
     roo_ipc_get_modes: async (_args, ctx): Promise<ToolResult> => {
-      const payload = await bridge.query('modes', ctx.signal);
+      const payload = await query(bridge, 'modes', ctx);
       const list: unknown = Array.isArray(payload) ? payload[0] : undefined;
       const modes = (Array.isArray(list) ? list : []).filter(isRecord)
         .map((m) => ({ slug: String(m.slug ?? ''), name: String(m.name ?? '') }));
@@ -94,7 +105,7 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
     },
 
     roo_ipc_get_commands: async (_args, ctx): Promise<ToolResult> => {
-      const payload = await bridge.query('commands', ctx.signal);
+      const payload = await query(bridge, 'commands', ctx);
       const list: unknown = Array.isArray(payload) ? payload[0] : undefined;
       const commands = (Array.isArray(list) ? list : []).filter(isRecord);
       const lines = commands.map((c) => `- /${String(c.name)} (${String(c.source)})${typeof c.description === 'string' ? `: ${c.description}` : ''}`).join('\n');
@@ -102,7 +113,7 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
     },
 
     roo_ipc_get_models: async (_args, ctx): Promise<ToolResult> => {
-      const payload = await bridge.query('models', ctx.signal);
+      const payload = await query(bridge, 'models', ctx);
       const first: unknown = Array.isArray(payload) ? payload[0] : undefined;
       const models = isRecord(first) ? first : {};
       const ids = Object.keys(models);

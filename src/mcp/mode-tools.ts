@@ -2,8 +2,9 @@
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
 import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
+import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
-import { checkToolUse } from '../modes/permissions.js';
+import { checkToolUse, type PermissionDecision } from '../modes/permissions.js';
 import { describeToolGroups } from '../modes/describe.js';
 import type { SymlinkGuard } from '../modes/confine.js';
 import type { SessionStore, SessionView } from '../tasks/sessions.js';
@@ -40,6 +41,7 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
     row.groups = enabledGroupNames(describeToolGroups(m));
     return row;
   });
+  const cat = d.catalogue();
   const lines = [`${modes.length} mode${modes.length === 1 ? '' : 's'} (source: ${source}):`];
   modes.forEach((m, i) => {
     lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}`);
@@ -47,7 +49,22 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
     if (about) lines.push(`   ${about}`);
     lines.push(`   Tool groups: ${(rows[i]!.groups as string[]).join(', ') || 'none (always-available tools only)'}`);
   });
-  return { text: lines.join('\n'), metadata: { count: modes.length, source, modes: rows } };
+  const metadata: Record<string, unknown> = { count: modes.length, source, modes: rows };
+  lines.push('', `Global modes file: ${cat.globalFile ?? 'none found'}`);
+  if (cat.globalFile !== null) metadata.global_modes_file = cat.globalFile;
+  // A mode missing from the list is explained here, not only in the server's log.
+  const problems = problemRows(cat.issues);
+  metadata.problems = problems;
+  if (problems.length > 0) {
+    const first = problems[0]!;
+    lines.push(`Skipped: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mode files (see problems); first: ${first.file}:${first.line}${first.slug ? ` (${first.slug})` : ''}: ${first.reason}`);
+  }
+  return { text: lines.join('\n'), metadata };
+}
+
+/** The catalogue's issues as list_modes reports them. */
+function problemRows(issues: readonly ModeIssue[]): { file: string; line: number; slug?: string; reason: string }[] {
+  return issues.map((i) => ({ file: i.file, line: i.line ?? 1, ...(i.slug !== undefined ? { slug: i.slug } : {}), reason: i.message }));
 }
 
 function modeInfo(mode: CompiledMode, prompt?: string): ToolResult {
@@ -61,6 +78,20 @@ function modeInfo(mode: CompiledMode, prompt?: string): ToolResult {
   metadata.tool_groups = toolGroupsObject(groups);
   if (prompt !== undefined) metadata.system_prompt = prompt;
   return { text: modeReport(mode, groups, prompt), metadata };
+}
+
+/**
+ * An edit tool asked about without a file, in a mode that may edit only some files: "allowed"
+ * would mislead, since the answer depends on the file. Kept apart from the path rules
+ * (permissions.ts), which decide only when a path is given.
+ */
+function needsFilePath(decision: PermissionDecision, tool: string, mode: CompiledMode, filePath: string | undefined): PermissionDecision {
+  if (!decision.allowed || filePath !== undefined || decision.group !== 'edit' || !decision.restriction) return decision;
+  const { fileRegex, description } = decision.restriction;
+  return {
+    ...decision, allowed: false, error: 'file',
+    reason: `Tool "${tool}" in ${mode.name} (${mode.slug}) may edit only files matching ${fileRegex}${description ? ` (${description})` : ''}; pass file_path to check a file.`,
+  };
 }
 
 export function modeTools(d: ModeToolDeps): ToolFamily {
@@ -169,6 +200,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const filePath = str(args.file_path);
       const ctx = d.permissionContext();
       let decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, ctx);
+      decision = needsFilePath(decision, tool, mode, filePath);
       if (decision.allowed && filePath !== undefined && ctx.confineToProjectRoot && ctx.projectRoot !== null
         && await d.symlinks.leadsOutside(filePath, ctx.projectRoot)) {
         decision = { ...decision, allowed: false, error: 'file', reason: `Path "${filePath}" leads outside the project root ${ctx.projectRoot} through a symbolic link` };

@@ -178,6 +178,8 @@ export class McpServer {
       const first = roots.find((r): r is { uri: string } => isRecord(r) && typeof r.uri === 'string' && r.uri.startsWith('file://'));
       if (first) await s.adoptClientRoot(fileURLToPath(first.uri));
     } catch (err) {
+      // A client that went away (stdin closed) did not fail to answer: nothing to warn about.
+      if (lc.state === 'closing') { this.#o.log.debug('roots/list unanswered: the client went away'); return; }
       this.#o.log.warn('could not use the client\'s roots', err instanceof Error ? err.message : err);
     }
   }

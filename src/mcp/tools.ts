@@ -78,6 +78,15 @@ export interface ToolRegistryOptions {
   toolErrors: 'jsonrpc' | 'result';
   protocolVersion: () => string;
   progress: (ctx: RequestContext, progress: number, total?: number, message?: string) => void;
+  /** Refuse argument keys a tool does not define (server.strict); otherwise they are ignored and named. */
+  strictArguments?: boolean;
+}
+
+/** Keys of `args` that the schema does not define (only for schemas that close their properties). */
+function unknownKeys(schema: Record<string, unknown>, args: Record<string, unknown>): string[] {
+  if (schema.additionalProperties !== false) return [];
+  const props = isRecord(schema.properties) ? schema.properties : {};
+  return Object.keys(args).filter((k) => !Object.prototype.hasOwnProperty.call(props, k));
 }
 
 export class ToolRegistry {
@@ -117,8 +126,12 @@ export class ToolRegistry {
         available_tools: this.names(),
       });
     }
-    const args = params.arguments ?? {};
+    let args = params.arguments ?? {};
     if (!isRecord(args)) throw new InvalidParamsError('tools/call "arguments" must be an object', { message: 'params.arguments: expected object' });
+    // Models add keys of their own; unless strict, they are dropped and named in the answer.
+    const extra = this.#o.strictArguments ? [] : unknownKeys(entry.spec.inputSchema, args);
+    if (extra.length > 0) args = Object.fromEntries(Object.entries(args).filter(([k]) => !extra.includes(k)));
+    const warnings = extra.map((k) => `ignored the unknown argument ${JSON.stringify(k.length > 100 ? `${k.slice(0, 100)}…` : k)}`);
     const check = entry.check;
     const version = this.#o.protocolVersion();
     const failed = (err: unknown): unknown => {
@@ -139,18 +152,27 @@ export class ToolRegistry {
         protocolVersion: version,
         progress: (p, total, message) => this.#o.progress(ctx, p, total, message),
       };
-      out = entry.handler(args, toolCtx);
+      out = entry.handler(args as Record<string, unknown>, toolCtx);
     } catch (err) {
       return failed(err);
     }
-    return out instanceof Promise ? out.then((o) => this.#wire(o, version), failed) : this.#wire(out, version);
+    return out instanceof Promise ? out.then((o) => this.#wire(o, version, warnings), failed) : this.#wire(out, version, warnings);
   }
 
   /**
    * The result on the wire. Handlers that answer from a cache return the same ToolResult object
    * again; its serialised form is then reused (the entry dies with the object).
    */
-  #wire(out: ToolResult, version: string): PreSerialized {
+  #wire(out: ToolResult, version: string, warnings: readonly string[]): PreSerialized {
+    if (warnings.length > 0) {
+      // Outside structuredContent (whose schema is the tool's own) and never cached.
+      const result: Record<string, unknown> = {
+        content: [{ type: 'text', text: out.text }, { type: 'text', text: `Note: ${warnings.join('; ')}.` }],
+        metadata: out.metadata, warnings,
+      };
+      if (atLeast(version, '2025-06-18')) result.structuredContent = out.metadata;
+      return new PreSerialized(JSON.stringify(result));
+    }
     let perVersion = this.#serialized.get(out);
     const cached = perVersion?.get(version);
     if (cached !== undefined) return new PreSerialized(cached);

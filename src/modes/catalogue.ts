@@ -20,6 +20,8 @@ export interface ModeSourcesConfig {
   globalModesFile: string | null;
   /** Relative to the project root; default `.task_orchestrator`. */
   modesetsDir?: string;
+  /** Where else a global modes file may be (editors' storage, src/modes/editor-storage.ts), tried in order when the config dir has none. */
+  editorModesFiles?: readonly string[];
   /** Turns a parsed document into `{customModes: [...]}` before validation (legacy role files). */
   convertDocument?: (value: unknown, file: string) => unknown;
 }
@@ -33,9 +35,12 @@ export class Catalogue {
   readonly notices: readonly ModeIssue[];
   /** The files that were read (absolute paths), whether or not they held valid modes. */
   readonly files: readonly string[];
+  /** The global modes file in use (read or not), null when none was configured or found. */
+  readonly globalFile: string | null;
   readonly #bySlug: ReadonlyMap<string, CompiledMode>;
 
-  constructor(parts: { modes: CompiledMode[]; issues?: ModeIssue[]; notices?: ModeIssue[]; files?: string[] }) {
+  constructor(parts: { modes: CompiledMode[]; issues?: ModeIssue[]; notices?: ModeIssue[]; files?: string[]; globalFile?: string | null }) {
+    this.globalFile = parts.globalFile ?? null;
     this.modes = Object.freeze([...parts.modes]);
     this.issues = Object.freeze([...(parts.issues ?? [])]);
     this.notices = Object.freeze([...(parts.notices ?? [])]);
@@ -116,6 +121,9 @@ export async function resolveModeFiles(config: ModeSourcesConfig): Promise<ModeF
     for (const name of ['modes.yaml', 'custom_modes.yaml']) {
       const candidate = resolve(config.configDir, name);
       if (await isFile(candidate)) { global = candidate; break; }
+    }
+    for (const candidate of global === null ? config.editorModesFiles ?? [] : []) {
+      if (await isFile(candidate)) { global = resolve(candidate); break; }
     }
   }
   if (config.projectRoot === null) return { global, project: null, notices };
@@ -220,5 +228,6 @@ export async function loadCatalogue(config: ModeSourcesConfig): Promise<Catalogu
     issues: [...global.issues, ...project.issues],
     notices: [...files.notices, ...global.notices, ...project.notices],
     files: [...(global.read && files.global ? [files.global] : []), ...(project.read && files.project ? [files.project.file] : [])],
+    globalFile: files.global,
   });
 }

@@ -114,7 +114,8 @@ export class ModeRegistry {
     if (!notify) return;
     const change = diffCatalogues(before, after);
     if (change.changedSlugs.length === 0 && !change.listChanged) return;
-    this.#log.info(`modes reloaded; changed: ${change.changedSlugs.join(', ') || '(order only)'}`);
+    // Debug, not info: a mode-set call reloads too, and the client hears of it through list_changed.
+    this.#log.debug(`modes reloaded; changed: ${change.changedSlugs.join(', ') || '(order only)'}`);
     for (const listener of this.#listeners) {
       try { listener(change); } catch (err) { this.#log.error('a modes-changed listener failed', err); }
     }
@@ -126,6 +127,9 @@ export class ModeRegistry {
     const out = c.globalModesFile !== null
       ? [resolve(c.globalModesFile)]
       : [resolve(c.configDir, 'modes.yaml'), resolve(c.configDir, 'custom_modes.yaml')];
+    // A file found in an editor's storage is watched too (the config dir stays watched for a new one).
+    const found = this.#current.globalFile;
+    if (found !== null && !out.includes(found)) out.push(found);
     if (c.projectRoot !== null) {
       const root = resolve(c.projectRoot);
       const sets = resolve(root, c.modesetsDir ?? DEFAULT_MODESETS_DIR);

@@ -159,6 +159,9 @@ export async function restoreBackup(env: ActivationEnv, o: RestoreOptions): Prom
 
   return {
     backup_file: o.backupFile,
+    restored_at: env.now.toISOString(),
+    // The seed reports whether what was restored is usable: every set in the backup.
+    validation_status: doc.files.every((f) => analyseSet(f.content, f.name).isValid) ? 'valid' : 'invalid',
     backup_created_at: doc.created_at,
     restored_files: plan.map((p) => p.name),
     unchanged_files: unchanged,

@@ -51,7 +51,7 @@ export interface WriteBackupOptions {
   now: Date;
 }
 
-export interface WrittenBackup { file: string; path: string; sets: string[]; skipped: string[]; doc: BackupDoc }
+export interface WrittenBackup { file: string; path: string; sets: string[]; skipped: string[]; doc: BackupDoc; bytes: number }
 
 /** Collects the sets' text and writes a new backup file; never replaces an existing one. */
 export async function writeBackup(paths: ModesetPaths, o: WriteBackupOptions): Promise<WrittenBackup> {
@@ -82,7 +82,7 @@ export async function writeBackup(paths: ModesetPaths, o: WriteBackupOptions): P
   for (let n = 1; n < 1000; n++) {
     const file = backupFileName(o.now, o.name, n);
     const path = join(paths.backups, file);
-    if (await writeFileExclusive(path, text)) return { file, path, sets: files.map((f) => f.name), skipped, doc };
+    if (await writeFileExclusive(path, text)) return { file, path, sets: files.map((f) => f.name), skipped, doc, bytes: Buffer.byteLength(text) };
   }
   throw new ValidationError('Too many backups in one second', { message: 'Could not find a free backup name', error_type: 'backup_name_exhausted', recovery_suggestions: ['Retry in a second'] });
 }

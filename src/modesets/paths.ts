@@ -27,7 +27,7 @@ export type NameKind = 'mode_file' | 'template_source' | 'backup_file' | 'mode_n
 
 function refuse(kind: NameKind, value: string, issue: string): never {
   const shown = value.length > 200 ? `${value.slice(0, 200)}…` : value;
-  throw new FileRestrictionError(`Refused ${kind} ${JSON.stringify(shown)}: ${issue}`, {
+  throw new FileRestrictionError(`Refused ${kind} ${JSON.stringify(shown)}: ${issue}. Allowed: a plain file name matching ${NAME.source}`, {
     message: `${kind} must be a plain file name inside its folder; ${issue}`,
     error_type: 'path_restricted',
     argument: kind,

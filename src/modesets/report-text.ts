@@ -37,6 +37,8 @@ const TEXT: Readonly<Record<string, (m: Record<string, unknown>) => string[]>> =
     if (m.hidden_invalid_count) out.push(`  (${str(m.hidden_invalid_count)} invalid set(s) hidden; pass include_invalid: true)`);
     out.push('', 'Templates:');
     for (const t of recs(m.config_templates)) out.push(`  - ${str(t.filename)} (${str(t.source)}) [${str(t.status)}] ${str(t.specialist_count)} modes`);
+    const backups = recs(m.backups);
+    out.push('', `Backups (${backups.length}, newest first):`, ...backups.map((b) => `  - ${str(b.file)} (${str(b.created_at)}, ${str(b.size)} bytes)`));
     return out;
   },
   orchestrator_mode_validate(m) {
@@ -61,6 +63,7 @@ const TEXT: Readonly<Record<string, (m: Record<string, unknown>) => string[]>> =
       `Backed up ${str(m.set_count)} mode set(s) to ${str(m.backup_location)}.`,
       ...(m.session_binding_included ? [`Active set recorded: ${m.active_mode_set === null ? '.roomodes (none)' : str(m.active_mode_set)}`] : []),
       ...(m.skipped_files ? [`Skipped (unsafe or unreadable): ${list(m.skipped_files)}`] : []),
+      ...(m.pruned_backups ? [`Older backups removed: ${list(m.pruned_backups)}`] : []),
     ];
   },
   orchestrator_mode_restore(m) {

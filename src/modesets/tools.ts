@@ -2,9 +2,11 @@
 // report text. The work itself lives in activation.ts, backup.ts, create.ts and repair.ts; this
 // file never writes a file except through them and src/files/atomic-write.ts.
 import type { Logger } from '../log.js';
-import type { ToolFamily, ToolResult } from '../mcp/tool-types.js';
+import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from '../mcp/tool-types.js';
+import { backupRows, pruneBackups } from './backup-list.js';
+import { withFallback, withSeedFields } from './seed-fields.js';
 import { isRecord } from '../rpc/jsonrpc.js';
-import { ValidationError } from '../rpc/errors.js';
+import { RpcError, ValidationError } from '../rpc/errors.js';
 import { ROOMODES, restoreBackup, selectSet } from './activation.js';
 import { writeFileAtomic, writeFileExclusive } from '../files/atomic-write.js';
 import { writeBackup } from './backup.js';
@@ -30,6 +32,13 @@ export interface ModesetDeps {
 
 const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
 
+/** Numbered progress for a call of `total` steps (sent only when the client asked with a progressToken). */
+function steps(ctx: ToolCallContext, total: number): (message: string) => void {
+  let done = 0;
+  return (message) => { ctx.progress(++done, total, message); };
+}
+
+// Each call's own line is a debug record: the default level keeps to start-up, problems and warnings.
 export function modesetTools(deps: ModesetDeps): ToolFamily {
   const lock = new ModesetLock();
   const now = deps.now ?? (() => new Date());
@@ -39,10 +48,13 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
     await p.ensureDir(p.base);
     return lock.run(p.lock, fn, signal);
   };
-  const result = (tool: string, metadata: Record<string, unknown>): ToolResult => ({ text: modesetText(tool, metadata), metadata });
+  const result = (tool: string, out: Record<string, unknown>): ToolResult => {
+    const metadata = withSeedFields(tool, out);
+    return { text: modesetText(tool, metadata), metadata };
+  };
   const env = (p: ModesetPaths) => ({ paths: p, now: now(), reload: deps.reload });
 
-  return {
+  return withFallbackOnError(paths, {
     async orchestrator_mode_select(args, ctx) {
       const modeFile = args.mode_file as string;
       if (modeFile !== ROOMODES) checkFileName('mode_file', modeFile, SET_EXTENSIONS);
@@ -53,7 +65,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         autoCopy: bool(args.auto_copy_if_missing, true),
         backupCurrent: bool(args.backup_current, true),
       }));
-      deps.log.info(`mode set ${String(out.mode_activated)} selected (previous: ${String(out.previous_mode ?? ROOMODES)})`);
+      deps.log.debug(`mode set ${String(out.mode_activated)} selected (previous: ${String(out.previous_mode ?? ROOMODES)})`);
       return result('orchestrator_mode_select', out);
     },
 
@@ -87,6 +99,8 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         config_templates: templates,
         roles_directory: p.roles,
         template_directory: p.templates,
+        backups: await backupRows(p),
+        backup_directory: p.backups,
       };
       if (pointer.name !== null && (pointer.invalid || !names.includes(pointer.name))) metadata.current_mode_missing = true;
       if (hidden) metadata.hidden_invalid_count = hidden;
@@ -97,12 +111,14 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
       const name = checkFileName('mode_file', args.mode_file as string, SET_EXTENSIONS);
       const p = paths();
       const repair = bool(args.repair_if_possible, false);
+      const step = steps(ctx, 2);
       const run = async (): Promise<Record<string, unknown>> => {
         let set = await loadSet(p, name);
         const before = set.analysis;
         let applied: string[] = [];
         let backup: { path: string; file: string } | undefined;
         if (repair) {
+          step(`checking ${name}`);
           const outcome = repairSetText(set.text, name.toLowerCase().endsWith('.json'));
           if (outcome.text !== undefined && outcome.text !== set.text) {
             backup = await writeBackup(p, { reason: 'pre-repair', includeBinding: true, only: [name], primary: name, now: now() });
@@ -110,7 +126,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
             applied = outcome.changes;
             set = await loadSet(p, name);
             if ((await readPointer(p)).name === name) await deps.reload();
-            deps.log.info(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
+            deps.log.debug(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
           }
         }
         const a = set.analysis;
@@ -135,7 +151,10 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         }
         return out;
       };
-      return result('orchestrator_mode_validate', repair ? await locked(p, ctx.signal, run) : await run());
+      if (!repair) return result('orchestrator_mode_validate', await run());
+      const out = await locked(p, ctx.signal, run);
+      step(out.repaired === true ? 'repaired' : 'nothing to repair');
+      return result('orchestrator_mode_validate', out);
     },
 
     async orchestrator_mode_create(args, ctx) {
@@ -178,21 +197,31 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
           warnings: issuesOut(a.warnings),
         };
       });
-      deps.log.info(`mode set ${file} created from ${templateName}`);
+      deps.log.debug(`mode set ${file} created from ${templateName}`);
       return result('orchestrator_mode_create', out);
     },
 
     async orchestrator_mode_backup(args, ctx) {
       const name = typeof args.backup_name === 'string' ? checkBareName('backup_name', args.backup_name) : undefined;
       const includeBinding = bool(args.include_session_binding, true);
+      const keep = typeof args.keep === 'number' ? args.keep : undefined;
       const p = paths();
+      const step = steps(ctx, keep === undefined ? 2 : 3);
+      let pruned: string[] = [];
       const b = await locked(p, ctx.signal, async () => {
+        step('reading the mode sets');
         const pointer = await readPointer(p);
-        return writeBackup(p, {
+        const written = await writeBackup(p, {
           reason: 'manual', includeBinding, now: now(),
           ...(name !== undefined ? { name } : {}),
           ...(pointer.name && !pointer.invalid ? { primary: pointer.name } : {}),
         });
+        step(`backup ${written.file} written`);
+        if (keep !== undefined) {
+          pruned = await pruneBackups(p, keep, written.file);
+          step(`${pruned.length} older backup(s) removed`);
+        }
+        return written;
       });
       const out: Record<string, unknown> = {
         backup_file: b.file,
@@ -201,23 +230,49 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         sets_backed_up: b.sets,
         set_count: b.sets.length,
         session_binding_included: includeBinding,
+        backup_bytes: b.bytes,
       };
+      if (keep !== undefined) out.pruned_backups = pruned;
       if (includeBinding) out.active_mode_set = b.doc.active_mode_set ?? null;
       if (b.skipped.length) out.skipped_files = b.skipped;
-      deps.log.info(`mode sets backed up to ${b.file}`);
+      deps.log.debug(`mode sets backed up to ${b.file}`);
       return result('orchestrator_mode_backup', out);
     },
 
     async orchestrator_mode_restore(args, ctx) {
       const backupFile = checkFileName('backup_file', args.backup_file as string, BACKUP_EXTENSIONS);
       const p = paths();
-      const out = await locked(p, ctx.signal, () => restoreBackup(env(p), {
-        backupFile,
-        activate: bool(args.activate_after_restore, false),
-        restoreBinding: bool(args.restore_session_binding, true),
-      }));
-      deps.log.info(`mode sets restored from ${backupFile}`);
+      const step = steps(ctx, 2);
+      const out = await locked(p, ctx.signal, async () => {
+        step(`restoring from ${backupFile}`);
+        return restoreBackup(env(p), {
+          backupFile,
+          activate: bool(args.activate_after_restore, false),
+          restoreBinding: bool(args.restore_session_binding, true),
+        });
+      });
+      step('restored');
+      deps.log.debug(`mode sets restored from ${backupFile}`);
       return result('orchestrator_mode_restore', out);
     },
-  };
+  });
+}
+
+/** Every failure also names the set that stays in force (the seed's fallback_mode). */
+function withFallbackOnError(paths: () => ModesetPaths, family: Record<string, ToolHandler>): ToolFamily {
+  const wrapped: Record<string, ToolHandler> = {};
+  for (const [name, handler] of Object.entries(family)) {
+    wrapped[name] = async (args, ctx) => {
+      try {
+        return await handler(args, ctx);
+      } catch (err) {
+        if (!(err instanceof RpcError)) throw err;
+        const active = await Promise.resolve().then(() => readPointer(paths())).then((p) => (p.invalid ? null : p.name), () => null);
+        const again = new RpcError(err.code, err.message, withFallback(err.data, active));
+        again.name = err.name;
+        throw again;
+      }
+    };
+  }
+  return wrapped;
 }

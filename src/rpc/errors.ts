@@ -58,9 +58,19 @@ export class InvalidParamsError extends RpcError {
 export class InternalError extends RpcError {
   constructor(message = 'Internal error') { super(ERROR_CODES.INTERNAL_ERROR, message); }
 }
+/** Why a session id from an earlier run is unknown, and what to do: said in the message itself. */
+export const SESSION_HINT = 'Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set; create one with create_task';
+
+/** A list for a one-line message: the first 20 names, then how many more. */
+function shortList(names: readonly string[]): string {
+  const shown = names.slice(0, 20).join(', ');
+  return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown || '(none)';
+}
+
 export class ModeNotFoundError extends RpcError {
   constructor(slug: string, available: readonly string[]) {
-    super(ERROR_CODES.MODE_NOT_FOUND, `Mode not found: ${slug}`, {
+    // Clients often show only the message, so the hint travels in it too; data keeps the list.
+    super(ERROR_CODES.MODE_NOT_FOUND, `Mode not found: ${slug}. Available modes: ${shortList(available)}`, {
       message: `No mode has the slug "${slug}". Available: ${available.join(', ')}`,
       slug,
       available_modes: [...available],
@@ -69,15 +79,15 @@ export class ModeNotFoundError extends RpcError {
 }
 export class TaskNotFoundError extends RpcError {
   constructor(sessionId: string) {
-    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${sessionId}`, {
-      message: `No session has the id "${sessionId}"; create one with create_task`,
+    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${sessionId}. ${SESSION_HINT}`, {
+      message: `No session has the id "${sessionId}". ${SESSION_HINT}`,
       session_id: sessionId,
     });
   }
 }
 export class SessionExpiredError extends RpcError {
   constructor(sessionId: string, timeoutSeconds: number) {
-    super(ERROR_CODES.SESSION_EXPIRED, `Session expired: ${sessionId}`, {
+    super(ERROR_CODES.SESSION_EXPIRED, `Session expired: ${sessionId} (idle for over ${timeoutSeconds} s). Start a new task with create_task`, {
       message: `Session "${sessionId}" expired after ${timeoutSeconds} s without access; create a new task`,
       session_id: sessionId,
       timeout_seconds: timeoutSeconds,

@@ -2,7 +2,7 @@
 // logging/setLevel the client receives the server's own records at or above the level.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tempDir } from './harness.js';
 
@@ -19,7 +19,10 @@ test('writes its logs to --log-file and nothing but protocol to stdout', async (
 });
 
 test('refuses a log file it cannot open with one line on stderr and exit 2', async (t) => {
-  const s = startServer(t, { args: ['--log-file', '/nonexistent-dir/x/server.log'] });
+  // Its folder would have to be made inside a regular file: impossible whoever runs the test.
+  const blocker = join(tempDir(t), 'a-file');
+  writeFileSync(blocker, '');
+  const s = startServer(t, { args: ['--log-file', join(blocker, 'x', 'server.log')] });
   const { code } = await s.exit;
   assert.equal(code, 2);
   assert.match(s.stderr, /cannot open the log file/);
@@ -36,7 +39,6 @@ test('forwards its own log records at or above the level the client set', async 
   assert.deepEqual((await s.call(2, 'logging/setLevel', { level: 'debug' })).result, {});
   await s.call(3, 'resources/list'); // the mode catalogue (and its file watch) starts with first use
   // A mode file with a bad mode makes the registry log a warning on reload.
-  const { writeFileSync } = await import('node:fs');
   writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: "bad slug"\n    name: X\n    roleDefinition: Y\n    groups: [read]\n');
   const msg = await s.waitFor((m) => m.method === 'notifications/message' && /bad slug/.test(JSON.stringify(m.params)), 10000, 'a forwarded log record');
   const params = msg.params as { level: string; logger: unknown };

@@ -76,6 +76,7 @@ test('answers an expired session with -32003 on every later access, distinct fro
     const res = await call(name, withSession(args, name, id));
     assert.equal(code(res), -32003, `${name} on the expired session`);
     assert.match(res.error.message + JSON.stringify(res.error.data), /expired/i);
+    assert.match(res.error.message, /idle for over 1 s\)\. Start a new task with create_task$/, 'the message says what to do');
   }
   assert.equal(code(await call('get_task_info', { session_id: 'ses_0123456789abcdef01234567' })), -32002);
   s.assertStdoutPure();

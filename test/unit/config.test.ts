@@ -296,9 +296,9 @@ test('refuses a config file that is not JSON, or not an object', async (t) => {
   await rejectsConfig(loadConfig(parseServeArgs(['--config', writeConfig(dir, 'null', 'null.json')]), {}, CWD), /must hold a JSON object/);
 });
 
-test('refuses a config file with an unknown key, naming the file', async (t) => {
-  const file = writeConfig(tempDir(t), { server: { strictness: true } });
-  await rejectsConfig(loadConfig(parseServeArgs(['--config', file]), {}, CWD), new RegExp(`invalid configuration in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+test('refuses a config file with a misspelt key, naming the file and the key meant', async (t) => {
+  const file = writeConfig(tempDir(t), { server: { stirct: true } });
+  await rejectsConfig(loadConfig(parseServeArgs(['--config', file]), {}, CWD), new RegExp(`invalid configuration in ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: unknown key server.stirct; did you mean server.strict\\?`));
 });
 
 test('refuses config file values of the wrong type or out of range', async (t) => {
