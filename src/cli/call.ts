@@ -14,6 +14,8 @@ import {
 import { ShellWordsError, splitShellWords } from './shell-words.js';
 import { readScript, resolveReferences, UsageError, type Step } from './call-script.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
+import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
+import { MODERN_VERSIONS } from '../mcp/eras.js';
 
 export interface CallIo {
   out(text: string): void;
@@ -39,6 +41,9 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
                     $2.list[0].id) is replaced by that field of an earlier result
   --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
                     in the current directory (another project: --server "roo-modes-server --project-root DIR")
+  --protocol REV    the protocol revision to speak: 2026-07-28 (stateless: server/discover, then
+                    _meta on every request, no initialize) or a legacy one offered in initialize
+                    (2025-11-25 by default; 2025-06-18, 2025-03-26, 2024-11-05)
   --timeout MS      limit for the whole run, start-up included (default 30000)
   --raw             print result objects as JSON instead of their text
   -h, --help        this text
@@ -59,6 +64,7 @@ interface Parsed {
   timeoutMs: number;
   raw: boolean;
   script?: string;
+  protocol?: string;
 }
 
 const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
@@ -132,6 +138,13 @@ function parseArgs(argv: string[]): Parsed {
       case '--script':
         parsed.script = value();
         break;
+      case '--protocol': {
+        const rev = value();
+        const known = [...MODERN_VERSIONS, ...[...PROTOCOL_VERSIONS].reverse()];
+        if (!(known as string[]).includes(rev)) throw new UsageError(`--protocol expects one of ${known.join(', ')}, got "${rev}"`);
+        parsed.protocol = rev;
+        break;
+      }
       default:
         throw new UsageError(`unknown option ${flag}`);
     }
@@ -247,7 +260,10 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
   let client: McpClient | undefined;
   let exit = 0;
   try {
-    client = await connectStdio({ command, args, env: io.env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs });
+    client = await connectStdio({
+      command, args, env: io.env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs,
+      ...(parsed.protocol === undefined ? {} : { protocolVersion: parsed.protocol }),
+    });
     steps ??= [await commandLineStep(parsed, client, signal)];
     const results = new Map<number, JsonObject>();
     let prevLine = 0;
