@@ -91,7 +91,8 @@ export function claimsStateless(method: string, params: Params | undefined): boo
  * Returns the request's stateless context, null to serve it the legacy way, or the error to answer.
  */
 export function admit(era: Era | null, legacyVersion: string, method: string, params: Params | undefined): RequestEra | null | RpcError {
-  if (era === 'legacy' || (era === null && !claimsStateless(method, params))) {
+  // initialize is legacy by nature: before any era it is the legacy handshake, whatever its params.
+  if (era === 'legacy' || (era === null && (method === 'initialize' || !claimsStateless(method, params)))) {
     if (era === 'legacy' && claimsStateless(method, params)) {
       return new InvalidRequestError('Invalid Request: this connection speaks the legacy protocol', {
         message: `initialize chose ${legacyVersion} for this connection; ${method} in the 2026-07-28 (stateless) era needs a new connection`,
