@@ -261,6 +261,7 @@ test('a cancelled tool call is never answered; Roo events reach only listen stre
   s.request(41, 'tools/call', { name: 'roo_ipc_get_modes', arguments: {}, _meta: meta() });
   await asked;
   s.notify('notifications/cancelled', { requestId: 41, reason: 'gave up' });
+  await call(s, 4, 'tools/list'); // answered in order: the cancellation has been handled
   fake.broadcast('modesResponse', [[{ slug: 'late', name: 'Late' }]]);
   const event = await s.waitFor((m) => m.method === 'notifications/roo/event', 5000, 'a Roo event on the stream');
   assert.equal(sub(event), 'R');
