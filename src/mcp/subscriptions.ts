@@ -1,7 +1,7 @@
 // The open subscriptions/listen streams of one connection (2026-07-28): opening one (acknowledged
 // before anything else), fanning change notifications out to the streams that asked, ending them.
 // It writes only through the `notify` it is given; it never answers a request itself.
-import { InvalidParamsError } from '../rpc/errors.js';
+import { InvalidParamsError, InvalidRequestError } from '../rpc/errors.js';
 import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import type { RequestContext } from '../rpc/dispatch.js';
 import { META, ROO_EVENTS_EXTENSION, requireExtension } from './eras.js';
@@ -19,6 +19,11 @@ interface Stream { id: RequestId; filter: Filter }
 
 /** More than this many URIs in one filter is a mistake, not a need (the catalogue is small). */
 const MAX_URIS = 1000;
+/**
+ * Open streams per connection. Each holds one of the processor's in-flight slots until it ends,
+ * so without a cap a client could hold them all and stall its own requests.
+ */
+export const MAX_STREAMS = 16;
 
 export interface SubscriptionDeps {
   notify(method: string, params: Params): boolean;
@@ -45,6 +50,11 @@ export class Subscriptions {
     const wanted = params.notifications;
     if (!isRecord(wanted)) {
       throw new InvalidParamsError('Invalid params: subscriptions/listen needs "notifications"', { message: 'params.notifications: expected a SubscriptionFilter object' });
+    }
+    if (this.#open.size >= MAX_STREAMS) {
+      throw new InvalidRequestError('Invalid Request: too many subscriptions', {
+        message: `this connection already has ${MAX_STREAMS} open subscriptions/listen streams; cancel one (notifications/cancelled) or ask for more in one filter`,
+      });
     }
     const filter: Filter = {};
     if (wanted.promptsListChanged === true) filter.promptsListChanged = true;
