@@ -169,7 +169,7 @@ async function loadBuilt() {
   const lifecycle = await import(new URL('../dist/mcp/lifecycle.js', import.meta.url).href);
   const client = await import(new URL('../dist/client/index.js', import.meta.url).href);
   const code = ['mcp/server.js', 'mcp/subscriptions.js', 'pipeline/processor.js'].map((f) => readFileSync(join(DIST, f), 'utf8')).join('\n');
-  const eras = await import(new URL('../dist/mcp/eras.js', import.meta.url).href);
+  const eras = { ...await import(new URL('../dist/mcp/eras.js', import.meta.url).href), ...await import(new URL('../dist/mcp/subscriptions.js', import.meta.url).href) };
   return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, eras, connectStdio: client.connectStdio, serverCode: code };
 }
 
@@ -277,7 +277,7 @@ function toolSection(spec, ERROR_CODES) {
 
 /** The two eras, from the tables in src/mcp/eras.ts. */
 function erasSection(eras, legacyVersions, ERROR_CODES) {
-  const { ERA_METHODS, CACHE_HINTS, MODERN_VERSIONS, META, ROO_EVENTS_EXTENSION } = eras;
+  const { ERA_METHODS, CACHE_HINTS, MODERN_VERSIONS, META, ROO_EVENTS_EXTENSION, MAX_STREAMS } = eras;
   const yes = (v) => (v ? 'yes' : '—');
   const out = ['## Protocol eras', ''];
   out.push(`The first message of a connection picks its era, for good. \`initialize\` picks the **legacy** era (${legacyVersions.map(code).join(', ')}), served as negotiated. \`server/discover\`, or any request whose \`params._meta\` names ${code(META.protocolVersion)}, picks the **stateless** era (${MODERN_VERSIONS.map(code).join(', ')}) once it is admitted; a rejected request decides nothing. Requests that claim neither (a script piping lines) are served leniently as the latest legacy revision and decide nothing. A message of the other era is answered ${code(ERROR_CODES.INVALID_REQUEST)} (\`data.connection_protocol_version\` on a legacy connection, \`data.supported\` on a stateless one).`, '');
@@ -288,7 +288,7 @@ function erasSection(eras, legacyVersions, ERROR_CODES) {
   out.push('Caching hints of the stateless era. Mode-derived results change when a mode file is edited: the watcher reloads within about 75 ms and tells listening clients at once, so the TTL only bounds how stale a client that does not listen may be; they hold the user\'s and the project\'s modes, hence `private`. The tool list, the templates and discovery are fixed for the life of the process and the same for every user.', '');
   out.push(table(['method', 'ttlMs', 'cacheScope'], Object.entries(CACHE_HINTS).map(([m, h]) => [code(m), String(h.ttlMs), code(h.cacheScope)])));
   out.push('');
-  out.push(`\`subscriptions/listen\` replaces \`resources/subscribe\` and the unsolicited \`list_changed\` push: its \`notifications\` filter may ask for \`resourcesListChanged\`, \`promptsListChanged\` and \`resourceSubscriptions\` (\`mode://\` URIs); \`toolsListChanged\` is never acknowledged (the tool list does not change). With the IPC bridge on, the filter key ${code(ROO_EVENTS_EXTENSION)}: true streams Roo events as \`notifications/roo/event\`; the request must declare the extension of that name in its client capabilities (else ${code(ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY)}). The stream ends when the client cancels it (no answer) or when the input ends (a result carrying its subscription id).`, '');
+  out.push(`\`subscriptions/listen\` replaces \`resources/subscribe\` and the unsolicited \`list_changed\` push: its \`notifications\` filter may ask for \`resourcesListChanged\`, \`promptsListChanged\` and \`resourceSubscriptions\` (\`mode://\` URIs); \`toolsListChanged\` is never acknowledged (the tool list does not change). With the IPC bridge on, the filter key ${code(ROO_EVENTS_EXTENSION)}: true streams Roo events as \`notifications/roo/event\`; the request must declare the extension of that name in its client capabilities (else ${code(ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY)}). The stream ends when the client cancels it (no answer) or when the input ends (a result carrying its subscription id). A connection may hold ${MAX_STREAMS} open streams; one more is ${code(ERROR_CODES.INVALID_REQUEST)}.`, '');
   return out.join('\n');
 }
 
