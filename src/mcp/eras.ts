@@ -150,23 +150,26 @@ export function requireExtension(req: RequestEra, name: string, why: string): vo
 }
 
 /**
- * A stateless result: resultType, our identity in _meta and, for cacheable methods, ttlMs and
- * cacheScope. Results serialised by their owner are extended as text (they never carry these keys).
+ * The decoration of `method`'s stateless results: resultType, our identity in _meta and, for
+ * cacheable methods, ttlMs and cacheScope. Built once per method; results serialised by their
+ * owner are extended as text (they never carry these keys).
  */
-export function decorateResult(method: string, result: unknown, serverInfo: { name: string; version: string }): unknown {
+export function resultDecoration(method: string, serverInfo: { name: string; version: string }): (result: unknown) => unknown {
   const hints = CACHE_HINTS[method];
   const head = `"resultType":"complete","_meta":{"${META.serverInfo}":${JSON.stringify(serverInfo)}}${hints ? `,"ttlMs":${hints.ttlMs},"cacheScope":"${hints.cacheScope}"` : ''}`;
-  if (result instanceof PreSerialized) {
-    const body = result.json.slice(1).trimStart();
-    return new PreSerialized(`{${head}${body.startsWith('}') ? '' : ','}${body}`);
-  }
-  const object = isRecord(result) ? result : {};
-  const meta = isRecord(object._meta) ? object._meta : {};
-  return {
-    resultType: 'complete',
-    ...object,
-    _meta: { ...meta, [META.serverInfo]: serverInfo },
-    ...(hints && !('ttlMs' in object) ? hints : {}),
+  return (result) => {
+    if (result instanceof PreSerialized) {
+      const body = result.json.slice(1).trimStart();
+      return new PreSerialized(`{${head}${body.startsWith('}') ? '' : ','}${body}`);
+    }
+    const object = isRecord(result) ? result : {};
+    const meta = isRecord(object._meta) ? object._meta : {};
+    return {
+      resultType: 'complete',
+      ...object,
+      _meta: { ...meta, [META.serverInfo]: serverInfo },
+      ...(hints && !('ttlMs' in object) ? hints : {}),
+    };
   };
 }
 

@@ -7,7 +7,7 @@ import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
 import { levelRank, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
 import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
-import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, decorateResult, servedIn } from './eras.js';
+import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, resultDecoration, servedIn } from './eras.js';
 import { Subscriptions } from './subscriptions.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
@@ -158,13 +158,13 @@ export class McpServer {
 
   /** Serves a stateless request: its logs (when asked for) and the decorated result. Legacy requests pass through. */
   #inEra(method: string, handler: RequestHandler): RequestHandler {
-    const info = { name: SERVER_NAME, version: this.#o.version };
+    const decorate = resultDecoration(method, { name: SERVER_NAME, version: this.#o.version });
     return (params, ctx) => {
       const req = ctx.stateless;
       if (req === null) return handler(params, ctx);
       this.#preload();
       const scope = req.logLevel === undefined ? null : { level: req.logLevel, ctx, open: true };
-      const close = (result: unknown): unknown => { if (scope) scope.open = false; return decorateResult(method, result, info); };
+      const close = (result: unknown): unknown => { if (scope) scope.open = false; return decorate(result); };
       const fail = (err: unknown): never => { if (scope) scope.open = false; throw err; };
       let out: unknown;
       try {

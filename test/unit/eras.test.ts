@@ -2,7 +2,7 @@
 // the caching table covers what 2026-07-28 requires, admission and result decoration.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { CACHE_HINTS, ERA_METHODS, META, MODERN_VERSIONS, admit, decorateResult, resourceError, servedIn } from '../../src/mcp/eras.js';
+import { CACHE_HINTS, ERA_METHODS, META, MODERN_VERSIONS, admit, resourceError, resultDecoration, servedIn } from '../../src/mcp/eras.js';
 import { McpServer } from '../../src/mcp/server.js';
 import { PreSerialized } from '../../src/rpc/dispatch.js';
 import { ModeNotFoundError, RpcError, ValidationError } from '../../src/rpc/errors.js';
@@ -60,14 +60,14 @@ test('admission: each era refuses the other with -32600, and the stateless one c
 test('decoration adds resultType, serverInfo and the hints, to objects and to pre-serialised text alike', () => {
   const info = { name: 'n', version: '1' };
   const hints = { ttlMs: CACHE_HINTS['tools/list']!.ttlMs, cacheScope: CACHE_HINTS['tools/list']!.cacheScope };
-  const pre = decorateResult('tools/list', new PreSerialized('{"tools":[]}'), info);
+  const pre = resultDecoration('tools/list', info)(new PreSerialized('{"tools":[]}'));
   assert.ok(pre instanceof PreSerialized);
   assert.deepEqual(JSON.parse(pre.json), { resultType: 'complete', _meta: { [META.serverInfo]: info }, ...hints, tools: [] });
-  const empty = decorateResult('tools/call', new PreSerialized('{ }'), info) as PreSerialized;
+  const empty = resultDecoration('tools/call', info)(new PreSerialized('{ }')) as PreSerialized;
   assert.deepEqual(JSON.parse(empty.json), { resultType: 'complete', _meta: { [META.serverInfo]: info } });
-  assert.deepEqual(decorateResult('subscriptions/listen', { _meta: { [META.subscriptionId]: 3 } }, info),
+  assert.deepEqual(resultDecoration('subscriptions/listen', info)({ _meta: { [META.subscriptionId]: 3 } }),
     { resultType: 'complete', _meta: { [META.subscriptionId]: 3, [META.serverInfo]: info } });
-  assert.deepEqual(decorateResult('prompts/get', undefined, info), { resultType: 'complete', _meta: { [META.serverInfo]: info } });
+  assert.deepEqual(resultDecoration('prompts/get', info)(undefined), { resultType: 'complete', _meta: { [META.serverInfo]: info } });
 });
 
 test('a resource error is the legacy one in the legacy era and -32602 with data.uri in the stateless one', () => {
