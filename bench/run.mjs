@@ -14,6 +14,7 @@ import { scale } from './scale.mjs';
 import { modeFiles } from './modefiles.mjs';
 import { permissions } from './permissions.mjs';
 import { expiry, sweepSlices } from './expiry.mjs';
+import { eras } from './eras.mjs';
 
 /** Round counts and sizes: full is what the figures are quoted from; quick is for trying the scripts. */
 const PLANS = {
@@ -26,6 +27,7 @@ const PLANS = {
     modefiles: { rounds: 5, sizes: [10, 100, 1_000] },
     permissions: { rounds: 7, ops: 200_000 },
     expiry: { sessions: 100_000, sweepRounds: 3 },
+    eras: { rounds: 5, requests: 5_000 },
   },
   quick: {
     startup: { rounds: 3 },
@@ -36,6 +38,7 @@ const PLANS = {
     modefiles: { rounds: 2, sizes: [10, 100, 1_000] },
     permissions: { rounds: 3, ops: 50_000 },
     expiry: { sessions: 10_000, sweepRounds: 1 },
+    eras: { rounds: 2, requests: 1_000 },
   },
 };
 const FIGURES = Object.keys(PLANS.full);
@@ -79,6 +82,7 @@ async function main() {
     scale: async () => { const out = await scale(plan.scale); rows.push(...out.rows); notes.push(...out.notes); },
     modefiles: async () => { const out = await modeFiles(plan.modefiles); rows.push(...out.rows); notes.push(...out.notes); },
     permissions: async () => rows.push(...await permissions(plan.permissions)),
+    eras: async () => { const out = await eras(plan.eras); rows.push(...out.rows); notes.push(...out.notes); },
     expiry: async () => {
       const out = await expiry({ sessions: plan.expiry.sessions, createRate: shared.createRate });
       const inProcess = await sweepSlices({ sessions: plan.expiry.sessions, rounds: plan.expiry.sweepRounds });

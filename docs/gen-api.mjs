@@ -34,6 +34,8 @@ const CODE_MEANING = {
   VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
   FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
+  MISSING_REQUIRED_CLIENT_CAPABILITY: '2026-07-28 only: the request needs a client capability its `_meta` did not declare; `data.requiredCapabilities` names it (a listen stream asking for Roo events without our extension).',
+  UNSUPPORTED_PROTOCOL_VERSION: '2026-07-28 only: `_meta` names a protocol version the server does not serve per request; `data.supported` lists those it does, `data.requested` echoes the one asked for.',
 };
 
 /** Errors every tool can return, whatever it does. */
@@ -141,11 +143,12 @@ const FAMILIES = [
 
 /** Notifications the server sends. Each method must occur in the built server code. */
 const NOTIFICATIONS = [
-  ['notifications/message', 'After the client called `logging/setLevel`: each log record at or above that level (`level`, `logger`, `data`). Roo IPC events are also sent here at level `info`.'],
+  ['notifications/message', 'Legacy: after the client called `logging/setLevel`, each log record at or above that level (`level`, `logger`, `data`); Roo IPC events are also sent here at level `info`. 2026-07-28: only the records made while serving a request whose `_meta` carried `io.modelcontextprotocol/logLevel`, before its answer.'],
   ['notifications/progress', 'Only for a request that carried `_meta.progressToken`; `message` from 2025-03-26 on.'],
   ['notifications/resources/list_changed', 'A watched mode file changed (global modes file, `.roomodes`, the active mode set).'],
   ['notifications/prompts/list_changed', 'Same moments as `resources/list_changed`: prompts are one per mode.'],
   ['notifications/resources/updated', 'A subscribed `mode://` URI belongs to a mode that changed (`params.uri`).'],
+  ['notifications/subscriptions/acknowledged', '2026-07-28: first message of a `subscriptions/listen` stream, with the filter the server honours. In that era the change notifications above go only to the streams whose filter asked, tagged `_meta["io.modelcontextprotocol/subscriptionId"]` (the listen request\'s id).'],
   ['notifications/roo/event', 'With the IPC bridge on and `ipc.push_notifications` true: every event Roo Code sends (`eventName`, `payload`, `taskId?`).'],
   ['notifications/cancelled', 'The server gave up waiting for its own request to the client (`roots/list`, after 5 s).'],
 ];
@@ -165,8 +168,9 @@ async function loadBuilt() {
   const errors = await import(new URL('../dist/rpc/errors.js', import.meta.url).href);
   const lifecycle = await import(new URL('../dist/mcp/lifecycle.js', import.meta.url).href);
   const client = await import(new URL('../dist/client/index.js', import.meta.url).href);
-  const code = ['mcp/server.js', 'pipeline/processor.js'].map((f) => readFileSync(join(DIST, f), 'utf8')).join('\n');
-  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, connectStdio: client.connectStdio, serverCode: code };
+  const code = ['mcp/server.js', 'mcp/subscriptions.js', 'pipeline/processor.js'].map((f) => readFileSync(join(DIST, f), 'utf8')).join('\n');
+  const eras = { ...await import(new URL('../dist/mcp/eras.js', import.meta.url).href), ...await import(new URL('../dist/mcp/subscriptions.js', import.meta.url).href) };
+  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, eras, connectStdio: client.connectStdio, serverCode: code };
 }
 
 /** Asks the built server (built-in modes only: empty project and config dir) what it lists. */
@@ -271,6 +275,23 @@ function toolSection(spec, ERROR_CODES) {
   return out.join('\n');
 }
 
+/** The two eras, from the tables in src/mcp/eras.ts. */
+function erasSection(eras, legacyVersions, ERROR_CODES) {
+  const { ERA_METHODS, CACHE_HINTS, MODERN_VERSIONS, META, ROO_EVENTS_EXTENSION, MAX_STREAMS } = eras;
+  const yes = (v) => (v ? 'yes' : '—');
+  const out = ['## Protocol eras', ''];
+  out.push(`The first message of a connection picks its era, for good. \`initialize\` picks the **legacy** era (${legacyVersions.map(code).join(', ')}), served as negotiated. \`server/discover\`, or any request whose \`params._meta\` names ${code(META.protocolVersion)}, picks the **stateless** era (${MODERN_VERSIONS.map(code).join(', ')}) once it is admitted; a rejected request decides nothing. Requests that claim neither (a script piping lines) are served leniently as the latest legacy revision and decide nothing. A message of the other era is answered ${code(ERROR_CODES.INVALID_REQUEST)} (\`data.connection_protocol_version\` on a legacy connection, \`data.supported\` on a stateless one).`, '');
+  out.push(`In the stateless era every request carries ${code(META.protocolVersion)} and ${code(META.clientCapabilities)} in \`params._meta\` (missing or malformed: ${code(ERROR_CODES.INVALID_PARAMS)} with \`data.key\`; a version not in \`${JSON.stringify(MODERN_VERSIONS)}\`: ${code(ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION)} with \`data.supported\` and \`data.requested\`), optionally ${code(META.clientInfo)} and ${code(META.logLevel)}. Every result carries \`resultType: "complete"\` and ${code(META.serverInfo)} in \`_meta\`; the cacheable ones also \`ttlMs\` and \`cacheScope\`. A missing or malformed resource is ${code(ERROR_CODES.INVALID_PARAMS)} with \`data.uri\` (the legacy era keeps ${code(ERROR_CODES.MODE_NOT_FOUND)} / ${code(ERROR_CODES.VALIDATION_ERROR)}); tools keep the application codes. The server never sends a request to the client, and nothing more is written for a request after \`notifications/cancelled\`.`, '');
+  out.push('Methods by era (a legacy-only method on a stateless connection is ' + code(ERROR_CODES.METHOD_NOT_FOUND) + '):', '');
+  out.push(table(['method', 'legacy', 'stateless'], Object.entries(ERA_METHODS).map(([m, e]) => [code(m), yes(e.legacy), yes(e.stateless)])));
+  out.push('');
+  out.push('Caching hints of the stateless era. Mode-derived results change when a mode file is edited: the watcher reloads within about 75 ms and tells listening clients at once, so the TTL only bounds how stale a client that does not listen may be; they hold the user\'s and the project\'s modes, hence `private`. The tool list, the templates and discovery are fixed for the life of the process and the same for every user.', '');
+  out.push(table(['method', 'ttlMs', 'cacheScope'], Object.entries(CACHE_HINTS).map(([m, h]) => [code(m), String(h.ttlMs), code(h.cacheScope)])));
+  out.push('');
+  out.push(`\`subscriptions/listen\` replaces \`resources/subscribe\` and the unsolicited \`list_changed\` push: its \`notifications\` filter may ask for \`resourcesListChanged\`, \`promptsListChanged\` and \`resourceSubscriptions\` (\`mode://\` URIs); \`toolsListChanged\` is never acknowledged (the tool list does not change). With the IPC bridge on, the filter key ${code(ROO_EVENTS_EXTENSION)}: true streams Roo events as \`notifications/roo/event\`; the request must declare the extension of that name in its client capabilities (else ${code(ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY)}). The stream ends when the client cancels it (no answer) or when the input ends (a result carrying its subscription id). A connection may hold ${MAX_STREAMS} open streams; one more is ${code(ERROR_CODES.INVALID_REQUEST)}.`, '');
+  return out.join('\n');
+}
+
 function checkTables(specs, built) {
   const problems = [];
   const names = new Set(specs.map((s) => s.name));
@@ -306,11 +327,13 @@ export async function generateApiDoc() {
   doc.push('<!-- Generated by docs/gen-api.mjs from schemas/tools/*.json, src/rpc/errors.ts and the built server. Do not edit by hand: run `npm run build && node docs/gen-api.mjs`. -->', '');
   doc.push(`The server speaks MCP over stdio, one JSON-RPC 2.0 message per line. Protocol revisions: ${PROTOCOL_VERSIONS.map(code).join(', ')}; a supported requested revision is echoed, anything else gets ${code(PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1])}.`, '');
   doc.push(`Capabilities declared by \`initialize\`: ${Object.entries(served.capabilities).map(([k, v]) => `${code(k)} ${code(JSON.stringify(v))}`).join(', ')} (\`completions\` from 2025-03-26 on).`, '');
+  doc.push(`It also speaks the stateless revision ${built.eras.MODERN_VERSIONS.map(code).join(', ')}: see [Protocol eras](#protocol-eras).`, '');
   doc.push('## Contents', '');
   for (const g of groups) {
     doc.push(`- ${g.title}: ${g.tools.map((t) => `[${t.name}](#${t.name})`).join(', ')}`);
   }
-  doc.push('- [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
+  doc.push('- [Protocol eras](#protocol-eras), [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
+  doc.push(erasSection(built.eras, PROTOCOL_VERSIONS, ERROR_CODES));
 
   doc.push('## Tools', '');
   doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '',

@@ -143,7 +143,7 @@ async function serve(argv: string[]): Promise<number> {
     return started.services;
   };
 
-  const server = new McpServer({ version: VERSION, services, listing, preload: ipcEnabled(config), sink, log });
+  const server = new McpServer({ version: VERSION, services, listing, preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log });
   mcpRef.server = server;
   const processor = new Processor({
     incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log,

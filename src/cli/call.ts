@@ -15,6 +15,8 @@ import {
 import { ShellWordsError, splitShellWords } from './shell-words.js';
 import { readScript, resolveReferences, UsageError, type Step } from './call-script.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
+import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
+import { MODERN_VERSIONS } from '../mcp/eras.js';
 
 export interface CallIo {
   out(text: string): void;
@@ -42,6 +44,9 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
                     in the current directory (another project: --server "roo-modes-server --project-root DIR")
   --sessions-dir DIR  keep the server's sessions in DIR, so a later call can use a session_id from
                     this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set)
+  --protocol REV    the protocol revision to speak: 2026-07-28 (stateless: server/discover, then
+                    _meta on every request, no initialize) or a legacy one offered in initialize
+                    (2025-11-25 by default; 2025-06-18, 2025-03-26, 2024-11-05)
   --timeout MS      limit for the whole run, start-up included (default 30000)
   --raw             print result objects as JSON instead of their text
   -h, --help        this text
@@ -63,6 +68,7 @@ interface Parsed {
   raw: boolean;
   script?: string;
   sessionsDir?: string;
+  protocol?: string;
 }
 
 const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
@@ -139,6 +145,13 @@ function parseArgs(argv: string[]): Parsed {
       case '--sessions-dir':
         parsed.sessionsDir = value();
         break;
+      case '--protocol': {
+        const rev = value();
+        const known = [...MODERN_VERSIONS, ...[...PROTOCOL_VERSIONS].reverse()];
+        if (!(known as string[]).includes(rev)) throw new UsageError(`--protocol expects one of ${known.join(', ')}, got "${rev}"`);
+        parsed.protocol = rev;
+        break;
+      }
       default:
         throw new UsageError(`unknown option ${flag}`);
     }
@@ -256,7 +269,10 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
   try {
     // Each call starts its own server; sessions outlive it only on disk.
     const env = parsed.sessionsDir === undefined ? io.env : { ...io.env, ROO_MODES_SESSIONS_DIR: resolve(parsed.sessionsDir) };
-    client = await connectStdio({ command, args, env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs });
+    client = await connectStdio({
+      command, args, env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs,
+      ...(parsed.protocol === undefined ? {} : { protocolVersion: parsed.protocol }),
+    });
     steps ??= [await commandLineStep(parsed, client, signal)];
     const results = new Map<number, JsonObject>();
     let prevLine = 0;

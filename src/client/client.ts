@@ -2,6 +2,7 @@
 // pagination, health checks and close(). It never writes stdout and never exits the process.
 
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
+import { META, MODERN_VERSIONS } from '../mcp/eras.js';
 import { Connection, type JsonObject, type NotificationHandler, type RequestOptions } from './connection.js';
 import { McpAbortError, McpError, McpProtocolError, UnsupportedProtocolVersionError } from './errors.js';
 import { ServerProcess, type CloseOptions, type CloseResult, type StdioServerParams } from './process.js';
@@ -13,7 +14,11 @@ export interface Root {
 }
 
 export interface ConnectOptions extends StdioServerParams {
-  /** Revision offered in initialize (default 2025-11-25); the answer may be any supported one. */
+  /**
+   * Revision offered in initialize (default 2025-11-25); the answer may be any supported one. A
+   * stateless revision (2026-07-28) skips initialize: server/discover must offer it, and every
+   * request then carries it in its _meta.
+   */
   protocolVersion?: string;
   clientInfo?: { name: string; version: string };
   /** When given, the client advertises `roots` and answers roots/list with this list. */
@@ -72,13 +77,23 @@ export async function connectStdio(options: ConnectOptions): Promise<McpClient> 
     return { roots: roots.map((r) => ({ ...r })) };
   });
   const offered = options.protocolVersion ?? LATEST_PROTOCOL_VERSION;
+  const clientInfo = options.clientInfo ?? { name: 'roo-modes-server-client', version: '0.1.0' };
   try {
+    if ((MODERN_VERSIONS as readonly string[]).includes(offered)) {
+      // No handshake: every request names the version; discover checks the server speaks it.
+      conn.envelope = { [META.protocolVersion]: offered, [META.clientCapabilities]: {}, [META.clientInfo]: clientInfo };
+      const found = await conn.request('server/discover', undefined, { timeoutMs: options.connectTimeoutMs ?? 30_000, ...(signal === undefined ? {} : { signal }) });
+      const versions = Array.isArray(found.supportedVersions) ? found.supportedVersions : [];
+      if (!versions.includes(offered)) throw new UnsupportedProtocolVersionError(offered, versions.join(', ') || 'none', MODERN_VERSIONS);
+      const meta = isObject(found._meta) ? found._meta : {};
+      return new McpClient(proc, conn, { ...found, serverInfo: meta[META.serverInfo] }, offered);
+    }
     const result = await conn.request(
       'initialize',
       {
         protocolVersion: offered,
         capabilities: roots === undefined ? {} : { roots: { listChanged: false } },
-        clientInfo: options.clientInfo ?? { name: 'roo-modes-server-client', version: '0.1.0' },
+        clientInfo,
       },
       { timeoutMs: options.connectTimeoutMs ?? 30_000, ...(signal === undefined ? {} : { signal }) },
     );
@@ -138,8 +153,14 @@ export class McpClient {
     return this.#conn.onNotification(method, handler);
   }
 
+  /** True on a stateless (2026-07-28) connection: no initialize, _meta on every request. */
+  get stateless(): boolean {
+    return this.#conn.envelope !== null;
+  }
+
+  /** A liveness check: ping, or server/discover in the stateless era (which has no ping). */
   async ping(options?: RequestOptions): Promise<void> {
-    await this.#conn.request('ping', undefined, options);
+    await this.#conn.request(this.stateless ? 'server/discover' : 'ping', undefined, options);
   }
 
   listTools(options?: RequestOptions): Promise<Tool[]> {

@@ -41,6 +41,8 @@ export class Connection {
   readonly #defaultTimeoutMs: number;
   #nextId = 1;
   #ended: Error | undefined;
+  /** The per-request _meta of a 2026-07-28 connection (version, capabilities, client info); null on legacy ones. */
+  envelope: JsonObject | null = null;
 
   constructor(proc: ServerProcess, options: { defaultTimeoutMs: number; onProtocolError?: (message: string) => void }) {
     this.#proc = proc;
@@ -108,7 +110,8 @@ export class Connection {
         timer = setTimeout(() => giveUp(new McpTimeoutError(method, timeoutMs), `timed out after ${timeoutMs} ms`), timeoutMs);
       }
       signal?.addEventListener('abort', onAbort, { once: true });
-      const message = params === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params };
+      const withMeta = this.envelope === null ? params : { ...params, _meta: { ...this.envelope, ...(isObject(params?._meta) ? params._meta : {}) } };
+      const message = withMeta === undefined ? { jsonrpc: '2.0', id, method } : { jsonrpc: '2.0', id, method, params: withMeta };
       if (!this.#proc.write(encodeMessage(message))) {
         this.#pending.get(id)?.reject(this.#ended ?? new ServerExitedError(null, null, this.#proc.stderrTail, 'before the request could be sent'));
       }

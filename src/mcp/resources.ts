@@ -8,6 +8,7 @@ import { describeToolGroups } from '../modes/describe.js';
 import { paginate } from './pagination.js';
 import { toolGroupsObject } from './reports.js';
 import { atLeast } from './lifecycle.js';
+import { resourceError } from './eras.js';
 
 /** The three resource kinds of each mode. One table. */
 const KINDS = [
@@ -23,6 +24,8 @@ export interface ResourceDeps {
   systemPrompt(mode: CompiledMode): Promise<string>;
   pageSize: number;
   protocolVersion(): string;
+  /** The connection speaks 2026-07-28, where a missing resource is -32602 with data.uri. */
+  stateless(): boolean;
 }
 
 export class ModeResources {
@@ -80,15 +83,9 @@ export class ModeResources {
     return {};
   }
 
-  /** Subscribed URIs whose content changed: the changed slugs' resources, and every system prompt
-   * (a prompt lists the other modes, so any change to the catalogue may change its text). */
+  /** Subscribed URIs whose content changed (see affectedUris). */
   affected(slugs: readonly string[], listChanged: boolean): string[] {
-    const set = new Set(slugs);
-    const anyChange = listChanged || slugs.length > 0;
-    return [...this.#subscribed].filter((uri) => {
-      const m = URI.exec(uri);
-      return m !== null && (set.has(m[1]!) || (anyChange && m[2] === '/system_prompt'));
-    });
+    return affectedUris(this.#subscribed, slugs, listChanged);
   }
 
   #resolve(raw: unknown, mustExist = true): { mode: CompiledMode; kind: (typeof KINDS)[number]; uri: string } {
@@ -97,18 +94,35 @@ export class ModeResources {
     const m = URI.exec(raw);
     const kind = m ? KINDS.find((k) => k.suffix === (m[2] ?? '')) : undefined;
     if (!m || !kind) {
-      throw new ValidationError(`Invalid resource URI: ${shown}`, {
+      throw resourceError(this.#d.stateless(), raw, new ValidationError(`Invalid resource URI: ${shown}`, {
         message: 'expected mode://{slug}, mode://{slug}/config or mode://{slug}/system_prompt', uri: shown,
-      });
+      }));
     }
     const cat = this.#d.catalogue();
     const mode = cat.get(m[1]!);
     if (!mode) {
       if (!mustExist) return { mode: undefined as never, kind, uri: raw };
-      throw new ModeNotFoundError(m[1]!, cat.slugs());
+      throw resourceError(this.#d.stateless(), raw, new ModeNotFoundError(m[1]!, cat.slugs()));
     }
     return { mode, kind, uri: raw };
   }
+}
+
+/** True for a URI of this server's grammar (whether or not its mode exists). */
+export const isModeUri = (uri: string): boolean => {
+  const m = URI.exec(uri);
+  return m !== null && KINDS.some((k) => k.suffix === (m[2] ?? ''));
+};
+
+/** Of `uris`, those whose content changed: the changed slugs' resources, and every system prompt
+ * (a prompt lists the other modes, so any change to the catalogue may change its text). */
+export function affectedUris(uris: Iterable<string>, slugs: readonly string[], listChanged: boolean): string[] {
+  const set = new Set(slugs);
+  const anyChange = listChanged || slugs.length > 0;
+  return [...uris].filter((uri) => {
+    const m = URI.exec(uri);
+    return m !== null && (set.has(m[1]!) || (anyChange && m[2] === '/system_prompt'));
+  });
 }
 
 function fullMode(m: CompiledMode): Record<string, unknown> {

@@ -1,11 +1,14 @@
-// The MCP method table: lifecycle (initialize, ping, logging), and the routes to tools, resources
-// and prompts. Capabilities are declared here and nowhere else.
+// The MCP method table: lifecycle (initialize, ping, logging, server/discover), and the routes to
+// tools, resources and prompts, in both eras. Capabilities are declared here and nowhere else.
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { fileURLToPath } from 'node:url';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
 import { levelRank, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
 import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
+import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, resultDecoration, servedIn } from './eras.js';
+import { Subscriptions } from './subscriptions.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
 import type { Services } from '../services.js';
@@ -35,6 +38,8 @@ export interface McpServerOptions {
   listing: () => Promise<ToolListing>;
   /** Load the services right after initialize (the IPC bridge must connect to push events). */
   preload: boolean;
+  /** A Roo IPC bridge is configured (its events can be listened to in the stateless era). */
+  rooEvents?: boolean;
   sink: LogSink;
   log: Logger;
 }
@@ -45,13 +50,26 @@ export class McpServer {
   #conn!: Connection;
   #clientLevel: LogLevel | null = null;
   #resources: ModeResources | null = null;
+  #subscriptions!: Subscriptions;
+  #preloaded = false;
+  /** The stateless request a log record belongs to, when that request asked for logs (its _meta logLevel). */
+  readonly #requestLog = new AsyncLocalStorage<{ level: LogLevel; ctx: RequestContext; open: boolean }>();
 
   constructor(o: McpServerOptions) { this.#o = o; }
 
   attach(conn: Connection): void {
     this.#conn = conn;
+    this.#subscriptions = new Subscriptions({
+      notify: (method, params) => conn.notify(method, params),
+      onClose: (fn) => conn.lifecycle.onClose(fn),
+      rooEvents: this.#o.rooEvents ?? false,
+    });
     this.#o.sink.forward = (record) => {
-      if (this.#clientLevel === null || levelRank(record.level) < levelRank(this.#clientLevel)) return;
+      // Legacy: the connection-wide level of logging/setLevel. Stateless: only records made while
+      // serving a request that asked for them, and only until its answer (or cancellation).
+      const scope = this.#requestLog.getStore();
+      const level = conn.lifecycle.era === 'stateless' ? (scope?.open && !scope.ctx.signal.aborted ? scope.level : null) : this.#clientLevel;
+      if (level === null || levelRank(record.level) < levelRank(level)) return;
       const data = record.data === undefined ? record.message : { message: record.message, data: record.data };
       conn.notify('notifications/message', { level: record.level, logger: record.logger, data });
     };
@@ -70,6 +88,8 @@ export class McpServer {
   rooEvent(e: { eventName: string; payload: unknown; taskId?: number }, push: boolean): void {
     const params: Params = { eventName: e.eventName, payload: e.payload };
     if (e.taskId !== undefined) params.taskId = e.taskId;
+    // Stateless: nothing unsolicited; only listen streams that opted in hear of Roo.
+    if (this.#conn.lifecycle.era === 'stateless') { this.#subscriptions.rooEvent(params); return; }
     if (push) this.#conn.notify('notifications/roo/event', params);
     if (this.#clientLevel !== null && levelRank('info') >= levelRank(this.#clientLevel)) {
       this.#conn.notify('notifications/message', { level: 'info', logger: 'roo-ipc', data: params });
@@ -78,6 +98,7 @@ export class McpServer {
 
   /** Announces a changed catalogue: list_changed for resources and prompts, updated for subscriptions. */
   modesChanged(changedSlugs: readonly string[], listChanged: boolean): void {
+    if (this.#conn.lifecycle.era === 'stateless') { this.#subscriptions.modesChanged(changedSlugs, listChanged); return; }
     if (listChanged || changedSlugs.length > 0) {
       this.#conn.notify('notifications/resources/list_changed');
       this.#conn.notify('notifications/prompts/list_changed');
@@ -96,6 +117,7 @@ export class McpServer {
       this.#resources ??= new ModeResources({
         catalogue: () => s.modes.current, systemPrompt: (m) => s.systemPrompt(m),
         pageSize: s.config.server.page_size, protocolVersion: () => this.protocolVersion,
+        stateless: () => this.#conn.lifecycle.era === 'stateless',
       });
       return this.#resources;
     };
@@ -106,6 +128,8 @@ export class McpServer {
     const prompts = (): Promise<typeof import('./prompts.js')> => import('./prompts.js');
     const requests = new Map<string, RequestHandler>([
       ['initialize', (params) => this.#initialize(params)],
+      ['server/discover', () => this.#discover()],
+      ['subscriptions/listen', (p, ctx) => this.#subscriptions.listen(p, ctx)],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.#setLevel(params)],
       ['tools/list', async (p) => (await this.#o.listing()).list(p)],
@@ -123,7 +147,59 @@ export class McpServer {
       ['notifications/initialized', () => { this.#conn.lifecycle.initializedNotified = true; void this.#askRoots(); }],
       ['notifications/roots/list_changed', () => { void this.#askRoots(); }],
     ]);
-    return { requests, notifications };
+    return {
+      requests: new Map([...requests].map(([method, handler]) => [method, this.#inEra(method, handler)])),
+      // A legacy-only notification on a stateless connection is ignored, as unknown ones are.
+      notifications: new Map([...notifications].map(([method, handler]) => [method, (p: Params) => {
+        if (this.#conn.lifecycle.era !== 'stateless' || servedIn('stateless', method)) handler(p);
+      }])),
+    };
+  }
+
+  /** Serves a stateless request: its logs (when asked for) and the decorated result. Legacy requests pass through. */
+  #inEra(method: string, handler: RequestHandler): RequestHandler {
+    const decorate = resultDecoration(method, { name: SERVER_NAME, version: this.#o.version });
+    return (params, ctx) => {
+      const req = ctx.stateless;
+      if (req === null) return handler(params, ctx);
+      this.#preload();
+      const scope = req.logLevel === undefined ? null : { level: req.logLevel, ctx, open: true };
+      const close = (result: unknown): unknown => { if (scope) scope.open = false; return decorate(result); };
+      const fail = (err: unknown): never => { if (scope) scope.open = false; throw err; };
+      let out: unknown;
+      try {
+        out = scope ? this.#requestLog.run(scope, () => handler(params, ctx)) : handler(params, ctx);
+      } catch (err) {
+        return fail(err);
+      }
+      return out instanceof Promise ? out.then(close, fail) : close(out);
+    };
+  }
+
+  /** The capabilities of both eras; the stateless era has no subscribe (listen replaces it) and no completions gate. */
+  #capabilities(version: string): Record<string, unknown> {
+    const stateless = version >= MODERN_VERSIONS[0];
+    const capabilities: Record<string, unknown> = {
+      tools: {},
+      resources: stateless ? { listChanged: true } : { subscribe: true, listChanged: true },
+      prompts: { listChanged: true },
+      logging: {},
+    };
+    if (atLeast(version, '2025-03-26')) capabilities.completions = {};
+    if (stateless && this.#o.rooEvents) capabilities.extensions = { [ROO_EVENTS_EXTENSION]: {} };
+    return capabilities;
+  }
+
+  /** Loads the services right behind the first answer when the IPC bridge must connect to push events. */
+  #preload(): void {
+    if (!this.#o.preload || this.#preloaded) return;
+    this.#preloaded = true;
+    // The answer is queued before this runs; the bridge starts right behind it.
+    setImmediate(() => { this.#o.services().catch(() => { /* logged by the loader */ }); });
+  }
+
+  #discover(): unknown {
+    return { supportedVersions: [...MODERN_VERSIONS], capabilities: this.#capabilities(MODERN_VERSIONS[0]), instructions: INSTRUCTIONS, ...CACHE_HINTS['server/discover'] };
   }
 
   #initialize(params: Params): unknown {
@@ -131,26 +207,18 @@ export class McpServer {
     if (params.protocolVersion !== undefined && typeof params.protocolVersion !== 'string') {
       throw new InvalidParamsError('initialize: "protocolVersion" must be a string');
     }
-    lc.protocolVersion = negotiateVersion(params.protocolVersion);
+    const version = negotiateVersion(params.protocolVersion);
     lc.clientCapabilities = isRecord(params.capabilities) ? params.capabilities : {};
     if (isRecord(params.clientInfo)) {
       const { name, version } = params.clientInfo;
       lc.clientInfo = { ...(typeof name === 'string' ? { name } : {}), ...(typeof version === 'string' ? { version } : {}) };
     }
-    lc.state = 'ready';
-    // The answer is queued before this runs; the bridge starts right behind it.
-    if (this.#o.preload) setImmediate(() => { this.#o.services().catch(() => { /* logged by the loader */ }); });
+    lc.initialized(version);
+    this.#preload();
     this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
-    const capabilities: Record<string, unknown> = {
-      tools: {},
-      resources: { subscribe: true, listChanged: true },
-      prompts: { listChanged: true },
-      logging: {},
-    };
-    if (atLeast(lc.protocolVersion, '2025-03-26')) capabilities.completions = {};
     return {
       protocolVersion: lc.protocolVersion,
-      capabilities,
+      capabilities: this.#capabilities(lc.protocolVersion),
       serverInfo: { name: SERVER_NAME, version: this.#o.version },
       instructions: INSTRUCTIONS,
     };
@@ -169,7 +237,8 @@ export class McpServer {
 
   async #askRoots(): Promise<void> {
     const lc = this.#conn.lifecycle;
-    if (!isRecord(lc.clientCapabilities.roots)) return;
+    // Never in the stateless era: it has no server→client requests.
+    if (lc.era !== 'legacy' || !isRecord(lc.clientCapabilities.roots)) return;
     const s = await this.#o.services();
     if (s.projectRootConfigured) return;
     try {

@@ -1,7 +1,7 @@
 // The message processor: lifecycle gating, dispatch, cancellation and the guarantee of exactly
 // one response per request id. It reads the incoming queue and writes only to the outgoing queue.
 import { AsyncQueue } from './queue.js';
-import { InvalidRequestError, MethodNotFoundError, ParseError, type WireError } from '../rpc/errors.js';
+import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
 import { classify, isRecord, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
 import { PreSerialized, toWireError, type MethodTable } from '../rpc/dispatch.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
@@ -72,7 +72,7 @@ export class Processor {
       }
       await this.#handle(item);
     }
-    this.#o.lifecycle.state = 'closing';
+    this.#o.lifecycle.close();
     // Input ended: in-flight work gets a short grace, then is told to stop, so the server exits
     // promptly even when a handler waits on something slow (e.g. an unanswered Roo query).
     const grace = setTimeout(() => this.abortAll(), this.#o.shutdownGraceMs ?? 1000);
@@ -171,10 +171,13 @@ export class Processor {
 
   #request(req: Request): Promise<Outgoing | undefined> | Outgoing | undefined {
     const { lifecycle, methods, strict, log } = this.#o;
-    if (req.method === 'initialize' && lifecycle.state !== 'awaiting-initialize') {
+    // The era gate: a stateless (2026-07-28) request gets its context, or the error that answers it.
+    const stateless = lifecycle.admit(req.method, req.params);
+    if (stateless instanceof RpcError) return errorMessage(req.id, stateless.toWire());
+    if (stateless === null && req.method === 'initialize' && lifecycle.state !== 'awaiting-initialize') {
       return errorMessage(req.id, new InvalidRequestError('Invalid Request: already initialized', 'initialize may be sent once per connection').toWire());
     }
-    if (strict && lifecycle.state === 'awaiting-initialize' && req.method !== 'initialize' && req.method !== 'ping') {
+    if (strict && stateless === null && lifecycle.state === 'awaiting-initialize' && req.method !== 'initialize' && req.method !== 'ping') {
       return errorMessage(req.id, new InvalidRequestError('Invalid Request: server not initialized', 'send initialize first (the server runs with --strict)').toWire());
     }
     const handler = methods.requests.get(req.method);
@@ -195,6 +198,7 @@ export class Processor {
         return entry.controller.signal;
       },
       progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
+      stateless,
     };
     const settle = (result: unknown, error: WireError | undefined): Outgoing | undefined => {
       if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key);

@@ -3,6 +3,7 @@
 import { InternalError, RpcError, type WireError } from './errors.js';
 import type { Params, RequestId } from './jsonrpc.js';
 import type { Logger } from '../log.js';
+import type { RequestEra } from '../mcp/eras.js';
 
 /** What a request handler may use. */
 export interface RequestContext {
@@ -11,6 +12,8 @@ export interface RequestContext {
   signal: AbortSignal;
   /** The progressToken from params._meta, when the client asked for progress. */
   progressToken: string | number | undefined;
+  /** What a 2026-07-28 request declared in its _meta; null for a request of the legacy era. */
+  stateless: RequestEra | null;
 }
 
 /** A result the owner already serialised (cached lists): written without re-serialising. */

@@ -15,6 +15,9 @@ export const ERROR_CODES = {
   VALIDATION_ERROR: -32004,
   TOOL_RESTRICTION_ERROR: -32005,
   FILE_RESTRICTION_ERROR: -32006,
+  // Defined by MCP 2026-07-28 (its reserved -32020…-32099 range); only sent in that era.
+  MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
+  UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;
 
 export type ErrorName = keyof typeof ERROR_CODES;
@@ -50,7 +53,7 @@ export class InvalidRequestError extends RpcError {
   constructor(message = 'Invalid Request', data?: unknown) { super(ERROR_CODES.INVALID_REQUEST, message, data); }
 }
 export class MethodNotFoundError extends RpcError {
-  constructor(method: string) { super(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`); }
+  constructor(method: string, data?: unknown) { super(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, data); }
 }
 export class InvalidParamsError extends RpcError {
   constructor(message: string, data?: unknown) { super(ERROR_CODES.INVALID_PARAMS, message, data); }
@@ -102,4 +105,15 @@ export class ToolRestrictionError extends RpcError {
 }
 export class FileRestrictionError extends RpcError {
   constructor(message: string, data?: unknown) { super(ERROR_CODES.FILE_RESTRICTION_ERROR, message, data); }
+}
+export class MissingRequiredClientCapabilityError extends RpcError {
+  /** `required` is a ClientCapabilities object naming only what the request lacked. */
+  constructor(message: string, required: Record<string, unknown>) {
+    super(ERROR_CODES.MISSING_REQUIRED_CLIENT_CAPABILITY, message, { requiredCapabilities: required });
+  }
+}
+export class UnsupportedProtocolVersionError extends RpcError {
+  constructor(requested: string, supported: readonly string[]) {
+    super(ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: [...supported], requested });
+  }
 }

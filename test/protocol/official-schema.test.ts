@@ -3,205 +3,14 @@
 // the documented "id": null of unreadable requests, which JSON-RPC requires and MCP types cannot hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, tempDir, type Msg, type ServerProcess } from './harness.js';
-import { compileSchemaDocument, type JsonSchema, type SchemaDocument, type SchemaIssue } from '../../src/schema/validate.js';
-
-type TestCtx = Parameters<typeof startServer>[0];
-
-const REVISIONS = ['2024-11-05', '2025-03-26', '2025-06-18', '2025-11-25'] as const;
-type Revision = typeof REVISIONS[number];
-
-/** The result definition for each request method the session sends. */
-const RESULT_DEFS: Readonly<Record<string, string>> = {
-  initialize: 'InitializeResult',
-  ping: 'EmptyResult',
-  'logging/setLevel': 'EmptyResult',
-  'resources/subscribe': 'EmptyResult',
-  'resources/unsubscribe': 'EmptyResult',
-  'tools/list': 'ListToolsResult',
-  'tools/call': 'CallToolResult',
-  'resources/list': 'ListResourcesResult',
-  'resources/templates/list': 'ListResourceTemplatesResult',
-  'resources/read': 'ReadResourceResult',
-  'prompts/list': 'ListPromptsResult',
-  'prompts/get': 'GetPromptResult',
-  'completion/complete': 'CompleteResult',
-};
-
-/** The definition of each server notification (the same names in all four revisions). */
-const NOTIFICATION_DEFS: Readonly<Record<string, string>> = {
-  'notifications/message': 'LoggingMessageNotification',
-  'notifications/progress': 'ProgressNotification',
-  'notifications/cancelled': 'CancelledNotification',
-  'notifications/resources/list_changed': 'ResourceListChangedNotification',
-  'notifications/resources/updated': 'ResourceUpdatedNotification',
-  'notifications/prompts/list_changed': 'PromptListChangedNotification',
-  'notifications/tools/list_changed': 'ToolListChangedNotification',
-};
-
-/** One revision's official schema, compiled once, with the envelope names that differ by revision. */
-interface Official {
-  rev: Revision;
-  check(definition: string, value: unknown): SchemaIssue[];
-  has(definition: string): boolean;
-  /** The success-response envelope: JSONRPCResultResponse from 2025-11-25, JSONRPCResponse before. */
-  resultEnvelope: string;
-  /** The error-response envelope: JSONRPCErrorResponse from 2025-11-25, JSONRPCError before. */
-  errorEnvelope: string;
-}
-
-function loadOfficial(rev: Revision): Official {
-  const url = new URL(`../../../shared/mcp-schemas/${rev}/schema.json`, import.meta.url);
-  const root = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
-  const key = 'definitions' in root ? 'definitions' : '$defs';
-  const defs = root[key] as Record<string, unknown>;
-  const doc: SchemaDocument = compileSchemaDocument(root as JsonSchema);
-  const has = (name: string): boolean => Object.prototype.hasOwnProperty.call(defs, name);
-  const pick = (...names: string[]): string => {
-    const found = names.find(has);
-    assert.ok(found, `${rev} schema defines none of ${names.join(', ')}`);
-    return found;
-  };
-  return {
-    rev,
-    has,
-    check: (name, value) => doc.validator(`#/${key}/${name}`)(value),
-    resultEnvelope: pick('JSONRPCResultResponse', 'JSONRPCResponse'),
-    errorEnvelope: pick('JSONRPCErrorResponse', 'JSONRPCError'),
-  };
-}
-
-const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-const idKey = (id: unknown): string => JSON.stringify(id);
-
-/** A message that failed validation: the evidence a bug report needs. */
-interface Failure { line: string; definition: string; issues: string[] }
-
-interface Verdict { failures: Failure[]; validated: number; nullIdErrors: number; byDefinition: Map<string, number> }
-
-/**
- * Validates every stdout line: the envelope (JSONRPCMessage, then the result/error envelope), the
- * result by the definition for its request's method, and each notification by its definition.
- */
-function validateTranscript(official: Official, lines: readonly string[], methodOf: ReadonlyMap<string, string>): Verdict {
-  const verdict: Verdict = { failures: [], validated: 0, nullIdErrors: 0, byDefinition: new Map() };
-  const expect = (line: string, definition: string, value: unknown): void => {
-    verdict.byDefinition.set(definition, (verdict.byDefinition.get(definition) ?? 0) + 1);
-    const issues = official.check(definition, value);
-    if (issues.length > 0) verdict.failures.push({ line: line.slice(0, 400), definition, issues: issues.map((i) => i.message) });
-  };
-  // JSON-RPC answers an unreadable id with null; MCP's RequestId is string | integer, so such an
-  // error is checked with a stand-in id, and counted (the same rule as shared/interop/wire.mjs).
-  const standIn = (m: unknown): unknown => {
-    if (isRecord(m) && 'error' in m && m.id === null) { verdict.nullIdErrors++; return { ...m, id: 0 }; }
-    return m;
-  };
-  for (const line of lines) {
-    let parsed: unknown;
-    try {
-      parsed = JSON.parse(line);
-    } catch {
-      verdict.failures.push({ line: line.slice(0, 400), definition: '(JSON)', issues: ['not JSON'] });
-      continue;
-    }
-    const items = Array.isArray(parsed) ? parsed.map(standIn) : [standIn(parsed)];
-    if (Array.isArray(parsed)) {
-      // Batches exist only in 2025-03-26, where JSONRPCMessage admits a batch response.
-      expect(line, official.has('JSONRPCBatchResponse') ? 'JSONRPCBatchResponse' : 'JSONRPCMessage', items);
-      expect(line, 'JSONRPCMessage', items);
-    }
-    for (const m of items) {
-      verdict.validated++;
-      if (!Array.isArray(parsed)) expect(line, 'JSONRPCMessage', m);
-      if (!isRecord(m)) continue;
-      if ('error' in m) {
-        expect(line, official.errorEnvelope, m);
-      } else if ('result' in m) {
-        expect(line, official.resultEnvelope, m);
-        const method = methodOf.get(idKey(m.id));
-        const definition = method === undefined ? undefined : RESULT_DEFS[method];
-        if (definition === undefined) {
-          verdict.failures.push({ line: line.slice(0, 400), definition: '(request)', issues: [`a result for id ${idKey(m.id)}, which no known request carried`] });
-        } else {
-          expect(line, definition, m.result);
-        }
-      } else if (typeof m.method === 'string') {
-        const definition = NOTIFICATION_DEFS[m.method];
-        expect(line, definition ?? ('id' in m ? 'ServerRequest' : 'ServerNotification'), m);
-      }
-    }
-  }
-  return verdict;
-}
-
-const ROOMODES = (role: string): string => `customModes:
-  - slug: reviewer
-    name: 🔍 Reviewer
-    roleDefinition: ${role}
-    whenToUse: Use to review a change.
-    groups:
-      - read
-      - - edit
-        - fileRegex: \\.md$
-          description: Review notes only
-`;
-
-/** Numbered requests that remember each id's method, so results can be matched to their definitions. */
-class Session {
-  readonly methodOf = new Map<string, string>([[idKey('init'), 'initialize']]);
-  #n = 0;
-  constructor(readonly s: ServerProcess) {}
-
-  /** Alternates integer and string ids, so both kinds are echoed and checked. */
-  nextId(): number | string { this.#n++; return this.#n % 2 === 0 ? this.#n : `r${this.#n}`; }
-
-  async call(method: string, params?: unknown): Promise<Msg> {
-    const id = this.nextId();
-    this.methodOf.set(idKey(id), method);
-    return this.s.call(id, method, params);
-  }
-
-  async tool(name: string, args: Record<string, unknown> = {}): Promise<Msg> {
-    return this.call('tools/call', { name, arguments: args });
-  }
-
-  /** Every page of a list method, following nextCursor. */
-  async all(method: string, key: string): Promise<unknown[]> {
-    const out: unknown[] = [];
-    let cursor: unknown;
-    for (let page = 0; page < 50; page++) {
-      const res = await this.call(method, cursor === undefined ? {} : { cursor });
-      const result = succeeded(res, method);
-      out.push(...(Array.isArray(result[key]) ? result[key] : []));
-      cursor = result.nextCursor;
-      if (cursor === undefined) return out;
-    }
-    assert.fail(`${method} never ended its pages`);
-  }
-}
-
-function succeeded(res: Msg, what: string): Record<string, unknown> {
-  assert.ok(isRecord(res.result), `${what}: expected a result, got ${JSON.stringify(res.error)}`);
-  assert.notEqual(res.result.isError, true, `${what}: expected success, got ${JSON.stringify(res.result).slice(0, 300)}`);
-  return res.result;
-}
-
-function failedWith(res: Msg, code: number, what: string): void {
-  assert.ok(isRecord(res.error), `${what}: expected error ${code}, got ${JSON.stringify(res.result)?.slice(0, 300)}`);
-  assert.equal(res.error.code, code, `${what}: ${JSON.stringify(res.error)}`);
-}
-
-const metadataOf = (res: Msg, what: string): Record<string, unknown> => {
-  const meta = succeeded(res, what).metadata;
-  assert.ok(isRecord(meta), `${what}: metadata`);
-  return meta;
-};
-
-/** Waits for a message with `method` written after index `from`. */
-const after = (s: ServerProcess, from: number, method: string, pred: (m: Msg) => boolean = () => true): Promise<Msg> =>
-  s.waitFor((m) => m.method === method && s.messages.indexOf(m) >= from && pred(m), 8000, `${method} after message ${from}`);
+import { startServer, tempDir, type ServerProcess } from './harness.js';
+import {
+  LEGACY_REVISIONS, ROOMODES, Session, after, failedWith, idKey, isRecord, loadOfficial, metadataOf, succeeded, validateTranscript,
+  type Revision, type TestCtx,
+} from './official-check.js';
+import { runStatelessSession } from './official-schema-stateless.js';
 
 /** The broad session: every method, every mode tool with its errors, notifications and bad lines. */
 async function runSession(t: TestCtx, rev: Revision): Promise<{ s: ServerProcess; session: Session }> {
@@ -315,27 +124,42 @@ async function runResultErrorSession(t: TestCtx, rev: Revision): Promise<{ s: Se
   return { s, session };
 }
 
-for (const rev of REVISIONS) {
+type Run = { s: ServerProcess; session: Session };
+
+/** Validates both sessions' lines, checks that each `needed` definition was exercised, and reports. */
+function checkRuns(t: TestCtx & { diagnostic(m: string): void }, rev: Revision, runs: Run[], needed: string[], minNullIds: number): void {
+  const official = loadOfficial(rev);
+  const verdicts = runs.map((r) => validateTranscript(official, r.s.lines, r.session.methodOf));
+  const seen = new Set(verdicts.flatMap((v) => [...v.byDefinition.keys()]));
+  for (const name of [official.resultEnvelope, official.errorEnvelope, ...needed]) {
+    assert.ok(seen.has(name), `the session produced something checked as ${name}`);
+  }
+  const nullIds = verdicts[0]!.nullIdErrors;
+  t.diagnostic(`${rev}: ${runs.reduce((n, r) => n + r.s.lines.length, 0)} lines, `
+    + `${verdicts.reduce((n, v) => n + v.validated, 0)} messages, ${nullIds} error(s) with id null checked with a stand-in id`);
+  assert.ok(nullIds >= minNullIds, 'the unreadable lines were answered with id null');
+  const failures = verdicts.flatMap((v) => v.failures);
+  assert.deepEqual(failures, [], `${rev}: messages that break the official schema:\n${JSON.stringify(failures, null, 2)}`);
+}
+
+const LISTS = ['ListToolsResult', 'CallToolResult', 'ListResourcesResult', 'ListResourceTemplatesResult', 'ReadResourceResult',
+  'ListPromptsResult', 'GetPromptResult', 'LoggingMessageNotification', 'ResourceListChangedNotification',
+  'PromptListChangedNotification', 'ResourceUpdatedNotification'];
+
+for (const rev of LEGACY_REVISIONS) {
   test(`every message of a broad ${rev} session validates against the official ${rev} schema`, async (t) => {
-    const official = loadOfficial(rev);
-    const [broad, errorsAsResults] = await Promise.all([runSession(t, rev), runResultErrorSession(t, rev)]);
-    const verdict = validateTranscript(official, broad.s.lines, broad.session.methodOf);
-    const second = validateTranscript(official, errorsAsResults.s.lines, errorsAsResults.session.methodOf);
-    const seen = [...verdict.byDefinition.keys()];
-    for (const needed of [official.resultEnvelope, official.errorEnvelope, 'InitializeResult', 'EmptyResult', 'ListToolsResult',
-      'CallToolResult', 'ListResourcesResult', 'ListResourceTemplatesResult', 'ReadResourceResult', 'ListPromptsResult',
-      'GetPromptResult', 'LoggingMessageNotification', 'ResourceListChangedNotification', 'PromptListChangedNotification',
-      'ResourceUpdatedNotification', ...(rev === '2024-11-05' ? [] : ['CompleteResult']),
-      ...(rev === '2025-03-26' ? ['JSONRPCBatchResponse'] : [])]) {
-      assert.ok(seen.includes(needed), `the session produced something checked as ${needed}`);
-    }
-    t.diagnostic(`${rev}: ${broad.s.lines.length + errorsAsResults.s.lines.length} lines, `
-      + `${verdict.validated + second.validated} messages, ${verdict.nullIdErrors} error(s) with id null checked with a stand-in id`);
-    assert.ok(verdict.nullIdErrors >= 2, 'the unreadable lines were answered with id null');
-    const failures = [...verdict.failures, ...second.failures];
-    assert.deepEqual(failures, [], `${rev}: messages that break the official schema:\n${JSON.stringify(failures, null, 2)}`);
+    const runs = await Promise.all([runSession(t, rev), runResultErrorSession(t, rev)]);
+    checkRuns(t, rev, runs, ['InitializeResult', 'EmptyResult', ...LISTS, ...(rev === '2024-11-05' ? [] : ['CompleteResult']),
+      ...(rev === '2025-03-26' ? ['JSONRPCBatchResponse'] : [])], 2);
   });
 }
+
+test('every message of a broad 2026-07-28 session validates against the official 2026-07-28 schema', async (t) => {
+  const runs = await Promise.all([runStatelessSession(t, 'jsonrpc'), runStatelessSession(t, 'result')]);
+  checkRuns(t, '2026-07-28', runs, ['DiscoverResult', ...LISTS, 'CompleteResult', 'SubscriptionsListenResult',
+    'SubscriptionsAcknowledgedNotification', 'UnsupportedProtocolVersionError', 'MissingRequiredClientCapabilityError',
+    'InvalidParamsError', 'MethodNotFoundError', 'InvalidRequestError', 'ParseError'], 1);
+});
 
 test('the transcript check flags each kind of schema break, on every revision', () => {
   const lines = [
@@ -350,10 +174,20 @@ test('the transcript check flags each kind of schema break, on every revision', 
     '{"jsonrpc":"2.0","id":4,"result":{}}',
   ];
   const methodOf = new Map([[idKey(1), 'ping'], [idKey(2), 'tools/call'], [idKey(4), 'resources/subscribe']]);
-  for (const rev of REVISIONS) {
+  for (const rev of LEGACY_REVISIONS) {
     const verdict = validateTranscript(loadOfficial(rev), lines, methodOf);
     const flagged = new Set(verdict.failures.map((f) => f.line));
     assert.deepEqual(lines.filter((l) => !flagged.has(l)), [lines[7], lines[8]], `${rev}: only the last two lines are valid`);
     assert.equal(verdict.nullIdErrors, 1);
   }
+  // 2026-07-28 also wants resultType on every result, the -32022 data, and no server→client request.
+  const modern = [
+    ...lines,
+    '{"jsonrpc":"2.0","id":5,"result":{"resultType":"complete"}}',
+    '{"jsonrpc":"2.0","id":6,"error":{"code":-32022,"message":"Unsupported protocol version","data":{"supported":["2026-07-28"]}}}',
+    '{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}',
+  ];
+  const verdict = validateTranscript(loadOfficial('2026-07-28'), modern, new Map([...methodOf, [idKey(5), 'tools/list']]));
+  const flagged = new Set(verdict.failures.map((f) => f.line));
+  assert.deepEqual(modern.filter((l) => !flagged.has(l)), [lines[7]], '2026-07-28: only the parse error is valid');
 });
