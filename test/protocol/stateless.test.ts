@@ -173,15 +173,15 @@ test('logs reach a request only when its _meta asks, at or above its level, befo
   const quiet = await call(s, 1, 'tools/call', { name: 'orchestrator_mode_create', arguments: { mode_name: 'quiet' } });
   assert.ok(quiet.result && !quiet.result.isError);
   const from = s.messages.length;
-  const loud = await call(s, 2, 'tools/call', { name: 'orchestrator_mode_create', arguments: { mode_name: 'loud' } }, { 'io.modelcontextprotocol/logLevel': 'info' });
+  const loud = await call(s, 2, 'tools/call', { name: 'orchestrator_mode_create', arguments: { mode_name: 'loud' } }, { 'io.modelcontextprotocol/logLevel': 'debug' });
   assert.ok(loud.result && !loud.result.isError);
   const logs = s.messages.slice(from).filter((m) => m.method === 'notifications/message');
-  assert.ok(logs.some((m) => JSON.stringify(m.params).includes('loud')), 'the info record of the request reached the client');
+  assert.ok(logs.some((m) => JSON.stringify(m.params).includes('loud')), 'the debug record of the request reached the client');
   assert.ok(s.messages.indexOf(logs[0]!) < s.messages.indexOf(loud), 'logs come before the answer');
   assert.ok(!s.messages.slice(0, from).some((m) => m.method === 'notifications/message'), 'nothing for the request without logLevel');
   const strict = s.messages.length;
-  await call(s, 3, 'tools/call', { name: 'orchestrator_mode_create', arguments: { mode_name: 'strict' } }, { 'io.modelcontextprotocol/logLevel': 'error' });
-  assert.deepEqual(s.messages.slice(strict).filter((m) => m.method === 'notifications/message'), [], 'info records stay below an error level');
+  await call(s, 3, 'tools/call', { name: 'orchestrator_mode_create', arguments: { mode_name: 'strict' } }, { 'io.modelcontextprotocol/logLevel': 'info' });
+  assert.deepEqual(s.messages.slice(strict).filter((m) => m.method === 'notifications/message'), [], 'debug records stay below an info level');
   assert.deepEqual(await s.end(), { code: 0, signal: null });
 });
 
