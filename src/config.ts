@@ -5,6 +5,7 @@ import { readFile } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from './log.js';
+import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
 
 export interface ServerConfig {
@@ -23,6 +24,9 @@ export interface ServerConfig {
 export class ConfigError extends Error {}
 
 type Json = Record<string, unknown>;
+
+/** The longest config file read. */
+const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export const CONFIG_SCHEMA_URL = new URL('../schemas/config.schema.json', import.meta.url);
 
@@ -125,8 +129,9 @@ export async function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd =
   if (args.configFile) {
     const file = expandPath(args.configFile, cwd);
     let text: string;
-    try { text = await readFile(file, 'utf8'); } catch (err) {
-      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+    // A regular file of at most 1 MiB (links followed: it is the user's own); never a FIFO or device.
+    try { text = (await readFileSafely(file, { maxBytes: CONFIG_MAX_BYTES, links: 'follow' })).text; } catch (err) {
+      throw new ConfigError(`cannot read config file ${file}: ${err instanceof UnsafeFileError ? err.problem : (err as Error).message}`);
     }
     let parsed: unknown;
     try { parsed = JSON.parse(text); } catch (err) {

@@ -88,7 +88,8 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         roles_directory: p.roles,
         template_directory: p.templates,
       };
-      if (pointer.name !== null && (pointer.invalid || !names.includes(pointer.name))) metadata.current_mode_missing = true;
+      // An invalid pointer's content is never echoed: current_mode stays null, flagged as missing.
+      if (pointer.invalid || (pointer.name !== null && !names.includes(pointer.name))) metadata.current_mode_missing = true;
       if (hidden) metadata.hidden_invalid_count = hidden;
       return result('orchestrator_mode_list', metadata);
     },

@@ -2,9 +2,10 @@
 // a lock file per session shared by processes, reading back and cleaning leftovers. Never decides
 // expiry, keeps sessions in memory, deletes a file it cannot parse, or touches a path built from an
 // id that is not exactly `ses_` + 24 hex.
-import { mkdir, open, readdir, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from '../files/atomic-write.js';
+import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../files/pid-lock.js';
 import type { Logger } from '../log.js';
 import { TaskNotFoundError } from '../rpc/errors.js';
@@ -104,22 +105,19 @@ export class SessionFiles {
     return this.#ready;
   }
 
-  /** Never throws for a bad file: an unreadable one (a directory, no permission) is `corrupt`. */
+  /**
+   * Never throws for a bad file: one that cannot be read safely (a symlink, a FIFO, a directory,
+   * over MAX_FILE_BYTES, no permission) is `corrupt`, and is never followed or blocked on.
+   */
   async read(id: string): Promise<ReadResult> {
-    const path = this.#path(id);
-    let fh: FileHandle;
-    try { fh = await open(path, 'r'); } catch (err) {
-      return errno(err) === 'ENOENT' ? { kind: 'missing' } : { kind: 'corrupt', reason: String(err) };
-    }
+    const path = this.#path(id); // a bad id throws -32002 here, before anything is opened
     try {
-      const st = await fh.stat();
-      if (st.size > MAX_FILE_BYTES) return { kind: 'corrupt', reason: `larger than ${MAX_FILE_BYTES} bytes` };
-      const rec = sessionFromFile(await fh.readFile('utf8'), id, st.mtimeMs);
+      const r = await readFileSafely(path, { maxBytes: MAX_FILE_BYTES, links: 'refuse' });
+      const rec = sessionFromFile(r.text, id, r.mtimeMs);
       return typeof rec === 'string' ? { kind: 'corrupt', reason: rec } : { kind: 'ok', record: rec };
     } catch (err) {
+      if (err instanceof UnsafeFileError) return err.reason === 'missing' ? { kind: 'missing' } : { kind: 'corrupt', reason: err.problem };
       return { kind: 'corrupt', reason: String(err) };
-    } finally {
-      await fh.close();
     }
   }
 
