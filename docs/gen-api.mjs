@@ -34,6 +34,7 @@ const CODE_MEANING = {
   VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
   FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
+  SESSION_STORE_ERROR: 'With session persistence: the session store folder cannot be used (the message names the path and the OS error), or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`. Nothing was changed; tools that need no store keep working.',
 };
 
 /** Errors every tool can return, whatever it does. */
@@ -45,6 +46,7 @@ const COMMON_TOOL_ERRORS = [
 const SESSION_GONE = [
   ['TASK_NOT_FOUND', '`session_id` is unknown'],
   ['SESSION_EXPIRED', 'the session timed out'],
+  ['SESSION_STORE_ERROR', 'persistence is on and the store folder fails, or the session stays locked by a live process'],
 ];
 const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
@@ -62,6 +64,7 @@ const TOOL_ERRORS = {
     ['TASK_NOT_FOUND', '`parent_session_id` is unknown'],
     ['SESSION_EXPIRED', 'the parent session timed out'],
     ['VALIDATION_ERROR', 'the parent task is no longer active'],
+    ['SESSION_STORE_ERROR', 'persistence is on and the store folder fails (path and OS error in the message)'],
   ],
   validate_tool_use: [
     ...SESSION_GONE,

@@ -11,7 +11,7 @@ import { isRecord as isObject } from './rpc/jsonrpc.js';
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
   paths: { project_root: string | null; global_config_dir: string; global_modes_file: string | null; confine_to_project_root: boolean };
-  sessions: { timeout: number; cleanup_interval: number; persistence: { enabled: boolean; storage_path: string } };
+  sessions: { timeout: number; cleanup_interval: number; persistence: { enabled: boolean; storage_path: string; lock_timeout_ms: number } };
   logging: { level: string; file: string | null };
   modesets: { dir: string };
   ipc: {

@@ -15,6 +15,7 @@ export const ERROR_CODES = {
   VALIDATION_ERROR: -32004,
   TOOL_RESTRICTION_ERROR: -32005,
   FILE_RESTRICTION_ERROR: -32006,
+  SESSION_STORE_ERROR: -32007,
 } as const;
 
 export type ErrorName = keyof typeof ERROR_CODES;
@@ -92,4 +93,11 @@ export class ToolRestrictionError extends RpcError {
 }
 export class FileRestrictionError extends RpcError {
   constructor(message: string, data?: unknown) { super(ERROR_CODES.FILE_RESTRICTION_ERROR, message, data); }
+}
+/**
+ * The session store cannot serve this call: its folder fails (the message names the path and the
+ * OS error), or the session stayed locked by a live process. Nothing was changed.
+ */
+export class SessionStoreError extends RpcError {
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.SESSION_STORE_ERROR, message, data); }
 }

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import {
   ERROR_CODES, RpcError, ParseError, InvalidRequestError, MethodNotFoundError, InvalidParamsError,
   InternalError, ModeNotFoundError, TaskNotFoundError, SessionExpiredError, ValidationError,
-  ToolRestrictionError, FileRestrictionError, type ErrorName,
+  ToolRestrictionError, FileRestrictionError, SessionStoreError, type ErrorName,
 } from '../../src/rpc/errors.js';
 
 /** One instance of every class, keyed by the table entry it stands for. */
@@ -21,6 +21,7 @@ const INSTANCES: Record<ErrorName, [className: string, error: RpcError]> = {
   VALIDATION_ERROR: ['ValidationError', new ValidationError('bad')],
   TOOL_RESTRICTION_ERROR: ['ToolRestrictionError', new ToolRestrictionError('no')],
   FILE_RESTRICTION_ERROR: ['FileRestrictionError', new FileRestrictionError('no')],
+  SESSION_STORE_ERROR: ['SessionStoreError', new SessionStoreError('store')],
 };
 
 /** The codes the design fixes (DESIGN.md §4), written out independently of the source table. */
@@ -28,6 +29,7 @@ const EXPECTED: Record<ErrorName, number> = {
   PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603, MODE_NOT_FOUND: -32001, TASK_NOT_FOUND: -32002, SESSION_EXPIRED: -32003,
   VALIDATION_ERROR: -32004, TOOL_RESTRICTION_ERROR: -32005, FILE_RESTRICTION_ERROR: -32006,
+  SESSION_STORE_ERROR: -32007,
 };
 
 test('the table holds exactly the designed codes', () => {
