@@ -110,7 +110,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
             await writeFileAtomic(set.path, outcome.text);
             applied = outcome.changes;
             set = await loadSet(p, name);
-            if ((await readPointer(p)).name === name) await deps.reload();
+            if ((await readPointer(p, true)).name === name) await deps.reload(); // after the write: never fail here
             deps.log.info(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
           }
         }
