@@ -27,7 +27,7 @@ const CODE_MEANING = {
   INVALID_REQUEST: 'Valid JSON that is not a JSON-RPC request or notification; a line over `server.max_message_bytes`; a second `initialize`; an empty or misplaced batch; a request before `initialize` under `--strict`.',
   METHOD_NOT_FOUND: 'No such method.',
   INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name; a bad pagination cursor.',
-  INTERNAL_ERROR: 'A bug in the server. The message stays bland; the detail and stack go to stderr with the request id.',
+  INTERNAL_ERROR: 'A bug in the server: the message stays bland; the detail and stack go to stderr with the request id. Also, with session persistence, a session store that cannot serve the call: its folder fails (the message names the path and the OS error) or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`; nothing was changed, and tools that need no store keep working.',
   MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
   TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so.',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
@@ -47,6 +47,7 @@ const COMMON_TOOL_ERRORS = [
 const SESSION_GONE = [
   ['TASK_NOT_FOUND', '`session_id` is unknown'],
   ['SESSION_EXPIRED', 'the session timed out'],
+  ['INTERNAL_ERROR', 'persistence is on and the store folder fails, or the session stays locked by a live process'],
 ];
 const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
@@ -64,6 +65,7 @@ const TOOL_ERRORS = {
     ['TASK_NOT_FOUND', '`parent_session_id` is unknown'],
     ['SESSION_EXPIRED', 'the parent session timed out'],
     ['VALIDATION_ERROR', 'the parent task is no longer active'],
+    ['INTERNAL_ERROR', 'persistence is on and the store folder fails (path and OS error in the message)'],
   ],
   validate_tool_use: [
     ...SESSION_GONE,

@@ -5,12 +5,13 @@ import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from './log.js';
+import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
 
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
   paths: { project_root: string | null; global_config_dir: string; global_modes_file: string | null; confine_to_project_root: boolean };
-  sessions: { timeout: number; cleanup_interval: number; persistence: { enabled: boolean; storage_path: string } };
+  sessions: { timeout: number; cleanup_interval: number; persistence: { enabled: boolean; storage_path: string; lock_timeout_ms: number } };
   logging: { level: string; file: string | null };
   modesets: { dir: string };
   ipc: {
@@ -23,6 +24,9 @@ export interface ServerConfig {
 export class ConfigError extends Error {}
 
 type Json = Record<string, unknown>;
+
+/** The longest config file read. */
+const CONFIG_MAX_BYTES = 1024 * 1024;
 
 export const CONFIG_SCHEMA_URL = new URL('../schemas/config.schema.json', import.meta.url);
 
@@ -138,8 +142,9 @@ export async function loadConfig(
   if (configFile) {
     const file = expandPath(configFile, cwd);
     let text: string;
-    try { text = await readFile(file, 'utf8'); } catch (err) {
-      throw new ConfigError(`cannot read config file ${file}: ${(err as Error).message}`);
+    // A regular file of at most 1 MiB (links followed: it is the user's own); never a FIFO or device.
+    try { text = (await readFileSafely(file, { maxBytes: CONFIG_MAX_BYTES, links: 'follow' })).text; } catch (err) {
+      throw new ConfigError(`cannot read config file ${file}: ${err instanceof UnsafeFileError ? err.problem : (err as Error).message}`);
     }
     let parsed: unknown;
     try { parsed = JSON.parse(text); } catch (err) {

@@ -97,6 +97,12 @@ async function serve(argv: string[]): Promise<number> {
     if (err instanceof ConfigError) { io.err(`roo-modes-server: ${err.message}\n`); return 2; }
     throw err;
   }
+  const store = config.sessions.persistence;
+  if (store.enabled) {
+    // Checked before serving: a store that cannot work is a clear exit 2, not a failing tool later.
+    const problem = await (await import('./tasks/store-check.js')).storeFolderProblem(store.storage_path);
+    if (problem !== null) { io.err(`roo-modes-server: sessions.persistence.storage_path ${store.storage_path} ${problem}\n`); return 2; }
+  }
   let logStream: WriteStream | null = null;
   if (config.logging.file !== null) {
     // Checked once, before serving, so a bad path is a clear exit 2 rather than lost logs.

@@ -42,6 +42,7 @@ export class Services {
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
       persistenceDir: config.sessions.persistence.enabled ? config.sessions.persistence.storage_path : null,
+      lockTimeoutMs: config.sessions.persistence.lock_timeout_ms,
       log: log.child('sessions'),
     });
   }

@@ -1,12 +1,15 @@
 // `roo-modes-server add-to-mcp-config`: adds or updates this server's entry in an MCP client's
 // config file. It never loses another entry, a comment or the old file, and never uses npx.
 
+import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, lstat, mkdir, readFile, realpath, stat } from 'node:fs/promises';
+import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON, type Dialect } from './jsonc.js';
+import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
+import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
+import { JSONC, JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON, type Dialect } from './jsonc.js';
 import { mergeNestedMember } from './jsonc-edit.js';
 
 export interface AddToMcpConfigIo {
@@ -88,6 +91,11 @@ The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
 `;
 
 class UsageError extends Error {}
+
+/** Client configs are a few KiB; anything past this is refused unread. */
+const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
+/** How long a run waits for another run editing the same file. */
+const LOCK_TIMEOUT_MS = 15_000;
 
 interface Options {
   help: boolean;
@@ -185,6 +193,12 @@ async function backup(file: string): Promise<string> {
   }
 }
 
+/** `.<name>.lock`; a very long name is shortened (with a hash) so the lock's temp names still fit. */
+function lockName(name: string): string {
+  if (name.length <= 100) return `.${name}.lock`;
+  return `.${name.slice(0, 60)}-${createHash('sha256').update(name).digest('hex').slice(0, 16)}.lock`;
+}
+
 const reasonOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));
 
 /** The existing entry's `env` object ({} when there is none), kept whole so nothing in it is lost. */
@@ -243,16 +257,56 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
 
   const target = await resolveTarget(file);
   if (typeof target !== 'string') return refuse(target.refused);
+  if (o.dryRun) return edit(target, { file, o, spec, entry, io, refuse, dryRun: true });
+  // Read-modify-write under a lock beside the file: concurrent runs queue instead of each writing
+  // its own edit of the same old text (ten parallel runs used to keep only three entries).
+  try {
+    await mkdir(path.dirname(target), { recursive: true });
+  } catch (err) {
+    return refuse(`cannot create the folder of ${file}: ${reasonOf(err)}`);
+  }
+  let lock: PidLock;
+  try {
+    lock = await acquirePidLock(path.join(path.dirname(target), lockName(path.basename(target))), { timeoutMs: LOCK_TIMEOUT_MS });
+  } catch (err) {
+    if (!(err instanceof LockBusyError)) return refuse(`cannot lock ${file}: ${reasonOf(err)}`);
+    return refuse(`another run (${err.owner === null ? 'a process' : `process ${err.owner}`}) kept ${file} locked for ${LOCK_TIMEOUT_MS / 1000} s; try again`);
+  }
+  try {
+    return await edit(target, { file, o, spec, entry, io, refuse, dryRun: false });
+  } finally {
+    await lock.release();
+  }
+}
+
+interface EditContext {
+  file: string;
+  o: Options;
+  spec: (typeof CLIENTS)[ClientName];
+  entry: Record<string, unknown>;
+  io: AddToMcpConfigIo;
+  refuse(why: string): number;
+  dryRun: boolean;
+}
+
+/** Reads, merges and (unless a dry run) writes the config; returns the exit code. */
+async function edit(target: string, c: EditContext): Promise<number> {
+  const { file, o, spec, entry, io, refuse } = c;
+  // A file too big or too deep to be a client config is refused whole: exit 2, one line.
+  const limit = (why: string): number => { io.err(`error: ${file} ${why}; the file was not changed\n`); return 2; };
   let old: string | undefined;
-  let mode = 0o644;
+  let keep: { uid: number; gid: number; mode: number } | undefined;
   try {
     const st = await stat(target);
     if (!st.isFile()) return refuse(`${file} exists but is not a regular file`);
     if ((st.mode & 0o222) === 0) return refuse(`${file} is read-only; make it writable (e.g. chmod u+w) and run again`);
-    mode = st.mode & 0o777;
-    old = await readFile(target, 'utf8');
+    if (st.nlink > 1) return refuse(`${file} has ${st.nlink} hard links; replacing it would leave the other names with the old content. Edit it by hand, or remove the other links`);
+    keep = { uid: st.uid, gid: st.gid, mode: st.mode & 0o7777 };
+    old = (await readFileSafely(target, { maxBytes: MAX_CONFIG_BYTES, links: 'follow' })).text;
   } catch (err) {
-    if (errCode(err) !== 'ENOENT') return refuse(`cannot use ${file}: ${reasonOf(err)}`);
+    if (err instanceof UnsafeFileError && err.reason === 'too_large') return limit(`is larger than ${MAX_CONFIG_BYTES} bytes, far more than a client config`);
+    if (err instanceof UnsafeFileError && err.reason === 'missing') old = undefined;
+    else if (errCode(err) !== 'ENOENT') return refuse(`cannot use ${file}: ${err instanceof UnsafeFileError ? err.problem : reasonOf(err)}`);
   }
 
   const base = old === undefined || old.trim() === '' ? '{}\n' : old;
@@ -263,6 +317,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     // An existing entry keeps its other keys (env, disabled, alwaysAllow...): only these are set.
     outcome = mergeNestedMember(base, spec.dialect, spec.key, o.name, entry);
   } catch (err) {
+    if (err instanceof JsonTooDeepError) return limit(`is not a client config: at ${err.message}`);
     if (!(err instanceof JsonSyntaxError)) throw err;
     const strict = spec.dialect === STRICT_JSON ? ` (${spec.label} reads strict JSON: no comments, no trailing commas)` : '';
     return refuse(`${file} is not valid JSON at ${err.message}${strict}; fix it first`);
@@ -273,17 +328,20 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     io.out(`unchanged: "${o.name}" in ${file} is already up to date\n`);
     return 0;
   }
-  if (o.dryRun) {
+  if (c.dryRun) {
     io.err(`dry run: would ${outcome.action === 'added' ? 'add' : 'update'} "${o.name}" in ${file}; the resulting file follows\n`);
     io.out(outcome.text);
     return 0;
   }
   let saved: string | undefined;
   try {
-    await mkdir(path.dirname(target), { recursive: true });
     if (old !== undefined) saved = await backup(target);
-    await writeFileAtomic(target, outcome.text, { mode });
+    // The new file keeps the old one's owner, group and mode, even when root runs this.
+    await writeFileAtomic(target, outcome.text, keep === undefined ? {} : { keep });
   } catch (err) {
+    if (errCode(err) === 'EPERM' && keep !== undefined) {
+      return refuse(`cannot keep ${file} owned by uid ${keep.uid} gid ${keep.gid} when replacing it (${reasonOf(err)}); run as its owner`);
+    }
     return refuse(`cannot write ${file}: ${reasonOf(err)}`);
   }
   const verb = old === undefined ? 'created' : outcome.action;

@@ -60,12 +60,29 @@ export function lineColumn(text: string, offset: number): { line: number; column
   return { line, column: offset - lineStart + 1 };
 }
 
+/** Nesting deeper than this is refused before recursion could exhaust the stack (real configs nest < 10). */
+export const MAX_JSON_DEPTH = 512;
+
+/** The text nests objects and arrays deeper than MAX_JSON_DEPTH: refused whole, not a syntax error. */
+export class JsonTooDeepError extends Error {
+  readonly line: number;
+  readonly column: number;
+  constructor(text: string, offset: number) {
+    const { line, column } = lineColumn(text, offset);
+    super(`line ${line}, column ${column}: objects and arrays nest deeper than ${MAX_JSON_DEPTH} levels`);
+    this.name = 'JsonTooDeepError';
+    this.line = line;
+    this.column = column;
+  }
+}
+
 const NUMBER = /-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?/y;
 
 /** Parses the whole text; throws JsonSyntaxError with line and column on the first problem. */
 export function parseJson(text: string, dialect: Dialect): ParsedJson {
   const comments: Comment[] = [];
   let pos = text.charCodeAt(0) === 0xfeff ? 1 : 0;
+  let depth = 0;
   const fail = (message: string, at = pos): never => {
     throw new JsonSyntaxError(message, text, at);
   };
@@ -122,8 +139,12 @@ export function parseJson(text: string, dialect: Dialect): ParsedJson {
     skip();
     const start = pos;
     const ch = text[pos];
-    if (ch === '{') return parseObject();
-    if (ch === '[') return parseArray();
+    if (ch === '{' || ch === '[') {
+      if (++depth > MAX_JSON_DEPTH) throw new JsonTooDeepError(text, pos);
+      const node = ch === '{' ? parseObject() : parseArray();
+      depth--;
+      return node;
+    }
     if (ch === '"') {
       const value = parseString();
       return { kind: 'string', start, end: pos, value };

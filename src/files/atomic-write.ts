@@ -16,6 +16,11 @@ export interface AtomicWriteOptions {
   mtime?: number;
   /** Fsync the directory after the rename (default true); false when the caller does it itself. */
   syncDir?: boolean;
+  /**
+   * Owner, group and permission bits the new file takes exactly (umask aside), usually those of the
+   * file it replaces, so a rename by another user (root, say) changes none of them.
+   */
+  keep?: { uid: number; gid: number; mode: number };
 }
 
 // Errors meaning "this platform cannot fsync a directory" (Windows, some network file systems),
@@ -64,6 +69,11 @@ async function writeFlushed(path: string, data: string | Uint8Array, opts: Atomi
   const fh = await open(path, 'wx', opts.mode ?? 0o644);
   try {
     await fh.writeFile(data);
+    if (opts.keep !== undefined) {
+      // chown first: it may clear set-id bits, which chmod then puts back as they were.
+      await fh.chown(opts.keep.uid, opts.keep.gid);
+      await fh.chmod(opts.keep.mode);
+    }
     if (opts.mtime !== undefined) await fh.utimes(opts.mtime, opts.mtime);
     await fh.sync();
   } finally {

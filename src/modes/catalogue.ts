@@ -1,11 +1,13 @@
 // The modes in force as an immutable snapshot, and how one is built: which files are the sources,
 // how each is read and validated, and how layers merge by slug. Holds no state between loads.
-import { readFile, realpath, stat } from 'node:fs/promises';
+import { realpath, stat } from 'node:fs/promises';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Mode, ModeIssue, ModeSource } from './types.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
 import { validateModeDocument } from './validate-mode.js';
+import { readPointerFile } from './pointer.js';
+import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import type { YamlDocument } from '../yaml/read.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
@@ -132,17 +134,17 @@ export async function resolveModeFiles(config: ModeSourcesConfig): Promise<ModeF
   const pointer = join(setsDir, ACTIVE_POINTER);
   let name: string | null = null;
   try {
-    name = (await readFile(pointer, 'utf8')).slice(0, 4096).trim();
+    name = (await readPointerFile(pointer))?.trim() ?? null;
   } catch (err) {
-    if (errCode(err) !== 'ENOENT' && errCode(err) !== 'ENOTDIR') {
-      notices.push({ file: pointer, line: 1, message: `cannot read the active mode set pointer (${errCode(err) ?? String(err)}); using .roomodes` });
-    }
+    // The pointer's content is never quoted: a link or a wrong file could hold anything.
+    const why = err instanceof UnsafeFileError ? err.problem : `cannot be read (${errCode(err) ?? String(err)})`;
+    notices.push({ file: pointer, line: 1, message: `the active mode set pointer ${why}; using .roomodes` });
   }
   if (name !== null) {
     const rolesDir = join(setsDir, ROLES_DIR);
     const target = safeName(name) && SET_EXTENSIONS.some((ext) => name!.endsWith(ext)) ? join(rolesDir, name) : null;
     const problem = target === null
-      ? `the active mode set pointer must hold a plain .yaml, .yml or .json file name, got ${JSON.stringify(name.slice(0, 80))}`
+      ? 'the active mode set pointer must hold a plain .yaml, .yml or .json file name (its content is not shown)'
       : !(await isFile(target)) ? `the active mode set "${name}" is not a file in ${rolesDir}`
         : !(await staysInside(target, root)) ? `the active mode set "${name}" leads outside the project through a symbolic link`
           : null;
@@ -162,21 +164,16 @@ export async function readModeLayer(
   const out: LayerResult = { modes: [], issues: [], notices: [], read: false };
   let text: string;
   try {
-    const info = await stat(file);
-    if (!info.isFile()) {
-      out.issues.push({ file, line: 1, message: 'not a regular file' });
-      return out;
-    }
-    if (info.size > MAX_MODE_FILE_BYTES) {
-      out.issues.push({ file, line: 1, message: `the file is ${info.size} bytes; mode files over ${MAX_MODE_FILE_BYTES} bytes are refused` });
-      return out;
-    }
-    text = await readFile(file, 'utf8');
+    // Links are followed (a .roomodes linked from a shared checkout is common); only a regular file
+    // within the size cap is read, and opening never blocks (a FIFO would hang the load for ever).
+    text = (await readFileSafely(file, { maxBytes: MAX_MODE_FILE_BYTES, links: 'follow' })).text;
     out.read = true;
   } catch (err) {
-    const code = errCode(err);
-    if (code === 'ENOENT' || code === 'ENOTDIR') return out;
-    out.issues.push({ file, line: 1, message: `cannot read the file (${code ?? (err instanceof Error ? err.message : String(err))})` });
+    if (err instanceof UnsafeFileError && err.reason === 'missing') return out;
+    const message = err instanceof UnsafeFileError
+      ? (err.reason === 'not_regular' ? 'not a regular file' : err.reason === 'too_large' ? `the file ${err.problem}; mode files over ${MAX_MODE_FILE_BYTES} bytes are refused` : err.problem)
+      : `cannot read the file (${errCode(err) ?? (err instanceof Error ? err.message : String(err))})`;
+    out.issues.push({ file, line: 1, message });
     return out;
   }
   // The YAML reader loads only when a mode file exists: a server with none never pays for it.

@@ -1,8 +1,8 @@
 // Finds and reads rules files in Roo's order (~/.roo then <project>/.roo, with the .roorules and
 // .clinerules fallbacks). Async and read-only; it never composes the prompt or caches anything.
-import { open, readdir, stat } from 'node:fs/promises';
-import { basename, join, relative, resolve, sep } from 'node:path';
-import { StringDecoder } from 'node:string_decoder';
+import { readdir, stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { readFileSafely } from '../files/safe-read.js';
 
 export interface RulesContext { projectRoot: string | null; homeDir: string }
 
@@ -70,29 +70,28 @@ async function listFiles(dir: string, depth = 0): Promise<string[]> {
   return out.sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : a < b ? -1 : a > b ? 1 : 0));
 }
 
-/** Reads at most `cap` bytes (cut on a character boundary); null when unreadable. */
-async function readCapped(path: string, cap: number): Promise<{ text: string; cut: boolean } | null> {
-  let handle;
+/**
+ * Reads at most `cap` bytes (cut on a character boundary); null when missing, unreadable or refused.
+ * Links are followed as Roo follows them, but a file the project brings (under the project root)
+ * must resolve inside the project: a cloned repository cannot pull ~/.ssh/id_rsa into a prompt.
+ * The user's own rules (~/.roo) may link anywhere. FIFOs, devices and directories are never read.
+ */
+async function readCapped(path: string, cap: number, ctx: RulesContext): Promise<{ text: string; cut: boolean } | null> {
+  const project = ctx.projectRoot === null ? null : resolve(ctx.projectRoot);
+  const rel = project === null ? '..' : relative(project, path);
+  const fromProject = rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
   try {
-    handle = await open(path, 'r');
-    const size = (await handle.stat()).size;
-    const buffer = Buffer.alloc(Math.min(size, cap + 1));
-    const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
-    const cut = bytesRead > cap || size > cap;
-    // write() without end() holds back a partial multi-byte character instead of mangling it
-    const text = new StringDecoder('utf8').write(buffer.subarray(0, Math.min(bytesRead, cap)));
-    return { text, cut };
+    const r = await readFileSafely(path, { maxBytes: cap, links: 'follow', cut: true, ...(fromProject && project !== null ? { confineTo: project } : {}) });
+    return { text: r.text, cut: r.cut };
   } catch {
     return null;
-  } finally {
-    await handle?.close().catch(() => undefined);
   }
 }
 
 async function readAll(paths: readonly string[], ctx: RulesContext, cap: number): Promise<RuleFile[]> {
   const out: RuleFile[] = [];
   for (const path of paths) {
-    const read = await readCapped(path, cap);
+    const read = await readCapped(path, cap, ctx);
     if (!read) continue;
     const content = read.text.trim();
     if (content.length > 0) out.push({ path, display: displayPath(path, ctx), content, cut: read.cut });

@@ -45,18 +45,20 @@ export interface SelectOptions { modeFile: string; validateFirst: boolean; autoC
 export async function selectSet(env: ActivationEnv, o: SelectOptions): Promise<Record<string, unknown>> {
   const { paths } = env;
   await paths.ensureDir(paths.roles);
-  const previous = await readPointer(paths);
-  const needBackup = o.backupCurrent && (previous.raw !== null || (await listSets(paths)).length > 0);
+  // An unsafe pointer file (a link, a FIFO...) is replaced, not read: selecting is how it is repaired.
+  const previous = await readPointer(paths, true);
+  const present = previous.raw !== null || previous.unsafe !== undefined;
+  const needBackup = o.backupCurrent && (present || (await listSets(paths)).length > 0);
   const backup = (): Promise<WrittenBackup> =>
     writeBackup(paths, { reason: 'pre-select', includeBinding: true, now: env.now, ...(previous.name && !previous.invalid ? { primary: previous.name } : {}) });
 
   if (o.modeFile === ROOMODES) {
-    const b = previous.raw !== null && needBackup ? await backup() : undefined;
-    if (previous.raw !== null) {
+    const b = present && needBackup ? await backup() : undefined;
+    if (present) {
       await writePointer(paths, null);
       await env.reload();
     }
-    return { mode_activated: ROOMODES, previous_mode: previous.name, changed: previous.raw !== null, ...backupOut(b), mode_details: { file: ROOMODES, source: 'roomodes' } };
+    return { mode_activated: ROOMODES, previous_mode: previous.name, changed: present, ...backupOut(b), mode_details: { file: ROOMODES, source: 'roomodes' } };
   }
 
   checkFileName('mode_file', o.modeFile, SET_EXTENSIONS);

@@ -73,7 +73,7 @@ export async function writeBackup(paths: ModesetPaths, o: WriteBackupOptions): P
   const doc: BackupDoc = { created_at: o.now.toISOString(), reason: o.reason, session_binding_included: o.includeBinding, files };
   if (o.name !== undefined) doc.name = o.name;
   if (o.includeBinding) {
-    const pointer = await readPointer(paths);
+    const pointer = await readPointer(paths, true);
     doc.active_mode_set = pointer.invalid ? null : pointer.name;
     doc.active_mode_set_raw = pointer.invalid ? null : pointer.raw;
   }

@@ -31,7 +31,7 @@ const TEXT: Readonly<Record<string, (m: Record<string, unknown>) => string[]>> =
   },
   orchestrator_mode_list(m) {
     const rows = recs(m.available_modes);
-    const out = [`Current: ${m.current_mode === null ? '.roomodes (no mode set selected)' : str(m.current_mode)}${m.current_mode_missing ? ' (missing!)' : ''}`, '', `Mode sets (${rows.length}):`];
+    const out = [`Current: ${m.current_mode === null ? (m.current_mode_missing ? 'the pointer file names no valid set; .roomodes is in force' : '.roomodes (no mode set selected)') : str(m.current_mode)}${m.current_mode_missing ? ' (missing!)' : ''}`, '', `Mode sets (${rows.length}):`];
     for (const r of rows) out.push(`  ${r.is_current ? '*' : '-'} ${str(r.filename)} [${str(r.status)}] ${str(r.specialist_count)} modes${r.description ? ` — ${str(r.description)}` : ''}${r.error ? ` (${str(r.error)})` : ''}`);
     if (!rows.length) out.push('  (none)');
     if (m.hidden_invalid_count) out.push(`  (${str(m.hidden_invalid_count)} invalid set(s) hidden; pass include_invalid: true)`);

@@ -102,7 +102,8 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
         backups: await backupRows(p),
         backup_directory: p.backups,
       };
-      if (pointer.name !== null && (pointer.invalid || !names.includes(pointer.name))) metadata.current_mode_missing = true;
+      // An invalid pointer's content is never echoed: current_mode stays null, flagged as missing.
+      if (pointer.invalid || (pointer.name !== null && !names.includes(pointer.name))) metadata.current_mode_missing = true;
       if (hidden) metadata.hidden_invalid_count = hidden;
       return result('orchestrator_mode_list', metadata);
     },
@@ -125,7 +126,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
             await writeFileAtomic(set.path, outcome.text);
             applied = outcome.changes;
             set = await loadSet(p, name);
-            if ((await readPointer(p)).name === name) await deps.reload();
+            if ((await readPointer(p, true)).name === name) await deps.reload(); // after the write: never fail here
             deps.log.debug(`mode set ${name} repaired (${applied.length} change(s)); backup ${backup.file}`);
           }
         }

@@ -117,3 +117,12 @@ export class UnsupportedProtocolVersionError extends RpcError {
     super(ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: [...supported], requested });
   }
 }
+/**
+ * The session store cannot serve this call: its folder fails (the message names the path and the
+ * OS error), or the session stayed locked by a live process. Nothing was changed.
+ */
+export class SessionStoreError extends RpcError {
+  // -32603 like any internal failure (the app codes stay -32001…-32006), but with a message that
+  // names the store and the OS error instead of the bland default.
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.INTERNAL_ERROR, message, data); }
+}

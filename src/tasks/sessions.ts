@@ -2,7 +2,7 @@
 // "expired" from "never existed", the parent/child links and the optional file persistence.
 // Never validates mode slugs (the tool layer does) and never blocks the event loop for long.
 import type { Logger } from '../log.js';
-import { SessionExpiredError, TaskNotFoundError } from '../rpc/errors.js';
+import { SessionExpiredError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
 import { assertSessionId, SessionFiles } from './store.js';
 import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
@@ -20,6 +20,8 @@ export interface SessionStoreOptions {
   timeoutSeconds: number;
   cleanupIntervalSeconds: number;
   persistenceDir: string | null;
+  /** How long a change waits for another live process's lock on the session (persistence only). */
+  lockTimeoutMs?: number;
   log: Logger;
   now?: () => number;
   /** How many expired ids are remembered to answer -32003 rather than -32002 (oldest evicted). */
@@ -59,7 +61,7 @@ export class SessionStore {
     this.#log = options.log;
     this.#now = options.now ?? Date.now;
     this.#tombstones = new Tombstones(options.maxTombstones ?? DEFAULT_TOMBSTONES);
-    this.#files = options.persistenceDir === null ? null : new SessionFiles(options.persistenceDir, options.log);
+    this.#files = options.persistenceDir === null ? null : new SessionFiles(options.persistenceDir, options.log, options.lockTimeoutMs);
   }
 
   /** Starts the sweep timer and, with persistence, loads the sessions on disk. */
@@ -77,6 +79,8 @@ export class SessionStore {
     const files = this.#files;
     if (files === null) return counts;
     const now = this.#now();
+    // A store that fails at start must not take the server down: tools that need no sessions keep
+    // working, and each session call retries the store and names its failure (SessionStoreError).
     const total = await files.readAll(async (id, r) => {
       if (r.kind === 'corrupt') {
         counts.corrupt++;
@@ -89,6 +93,10 @@ export class SessionStore {
         this.#sessions.set(id, r.record);
         counts.restored++;
       }
+    }).catch((err: unknown) => {
+      if (!(err instanceof SessionStoreError)) throw err;
+      this.#log.warn(`${err.message}; sessions will fail until it is fixed`);
+      return 0;
     });
     if (total > 0) this.#log.info(`sessions from ${files.dir}: ${counts.restored} restored, ${counts.expired} expired, ${counts.corrupt} unreadable`);
     return counts;

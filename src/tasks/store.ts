@@ -2,12 +2,13 @@
 // a lock file per session shared by processes, reading back and cleaning leftovers. Never decides
 // expiry, keeps sessions in memory, deletes a file it cannot parse, or touches a path built from an
 // id that is not exactly `ses_` + 24 hex.
-import { mkdir, open, readdir, stat, unlink, utimes, type FileHandle } from 'node:fs/promises';
+import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from '../files/atomic-write.js';
+import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../files/pid-lock.js';
 import type { Logger } from '../log.js';
-import { TaskNotFoundError } from '../rpc/errors.js';
+import { RpcError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
 import { iso, makeSession, parseTime, SESSION_ID_PATTERN, taskFromJson, taskToJson, type SessionRecord } from './task.js';
 
 // How it works. A write goes to `.<id>.json.<pid>.<random>.tmp` in the same directory (through
@@ -17,9 +18,11 @@ import { iso, makeSession, parseTime, SESSION_ID_PATTERN, taskFromJson, taskToJs
 // snapshot, never torn. A read touches only the file's mtime (utimes, no rewrite): a session's
 // last access is the later of the file's `last_accessed` and its mtime, which lets other processes
 // see accesses cheaply. Mutations of an existing session hold `.<id>.lock` (a pid lock, see
-// src/files/pid-lock.ts) so two processes never interleave read-modify-write; a lock whose process
-// is gone, or which is older than LOCK_STALE_MS, is taken over by one process only, however many
-// find it stale at once.
+// src/files/pid-lock.ts) so two processes never interleave read-modify-write; a lock is stale only
+// when its holder is gone (dead pid on this host, or a heartbeat older than the lease from another
+// host), never because it is old: a paused holder keeps it, and a waiter gives up after the lock
+// timeout with a SessionStoreError, having changed nothing. Every OS failure of the store becomes a
+// SessionStoreError naming the folder and the OS error, so callers can tell it from a bug.
 
 const FORMAT = 1;
 const FILE_PATTERN = /^(ses_[0-9a-f]{24})\.json$/;
@@ -27,8 +30,9 @@ const FILE_PATTERN = /^(ses_[0-9a-f]{24})\.json$/;
 // older builds left it out), a lock's pid file, a stale lock moved aside. Then the lock files
 // themselves: a session's lock and the guard its breakers take (see src/files/pid-lock.ts).
 const LEFTOVER_PATTERN = /^\.ses_[0-9a-f]{24}\.(?:(?:json\.|lock\.(?:breaking\.)?(?:stale\.)?)?(\d+)\.[0-9a-f]+\.tmp|lock(?:\.breaking)?)$/;
-const LOCK_STALE_MS = 10_000;
-const LOCK_GIVE_UP_MS = 30_000;
+// Temp files of this pid's previous life (same pid after a restart) are removed once this old.
+const TEMP_STALE_MS = 10_000;
+const DEFAULT_LOCK_TIMEOUT_MS = 10_000;
 const MAX_FILE_BYTES = 32 * 1024 * 1024;
 
 export type ReadResult =
@@ -88,9 +92,35 @@ export class SessionFiles {
   #dirSyncRunning: Promise<void> | null = null;
   #dirSyncNext: Promise<void> | null = null;
 
-  constructor(dir: string, log: Logger) {
+  readonly #lockTimeoutMs: number;
+
+  constructor(dir: string, log: Logger, lockTimeoutMs = DEFAULT_LOCK_TIMEOUT_MS) {
     this.dir = dir;
     this.#log = log;
+    this.#lockTimeoutMs = lockTimeoutMs;
+  }
+
+  /** The store's failure as the caller sees it: the folder, what was being done, the OS error. */
+  #failure(doing: string, err: unknown): SessionStoreError {
+    const code = errno(err);
+    const detail = err instanceof Error ? err.message : String(err);
+    return new SessionStoreError(`The session store ${this.dir} cannot be used: ${doing} failed (${detail})`, {
+      message: `Session store ${this.dir}: ${doing} failed with ${code ?? 'an error'}: ${detail}`,
+      store_path: this.dir,
+      operation: doing,
+      os_error: code ?? null,
+      recovery_suggestions: [`Make ${this.dir} a writable directory (or change sessions.persistence.storage_path)`, 'Nothing was changed; retry once the store is fixed'],
+    });
+  }
+
+  /** Runs an OS operation on the store, turning its failure into a SessionStoreError. */
+  async #os<T>(doing: string, fn: () => Promise<T>): Promise<T> {
+    try {
+      return await fn();
+    } catch (err) {
+      if (err instanceof RpcError) throw err;
+      throw this.#failure(doing, err);
+    }
   }
 
   #path(id: string): string { assertSessionId(id); return join(this.dir, `${id}.json`); }
@@ -99,27 +129,27 @@ export class SessionFiles {
   ensureDir(): Promise<void> {
     this.#ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined, (err: unknown) => {
       this.#ready = null;
-      throw err;
+      throw this.#failure('creating the folder', err);
     });
     return this.#ready;
   }
 
-  /** Never throws for a bad file: an unreadable one (a directory, no permission) is `corrupt`. */
+  /**
+   * Never throws for a bad file: one that cannot be read safely (a symlink, a FIFO, a directory,
+   * over MAX_FILE_BYTES, no permission) is `corrupt`, and is never followed or blocked on.
+   */
   async read(id: string): Promise<ReadResult> {
-    const path = this.#path(id);
-    let fh: FileHandle;
-    try { fh = await open(path, 'r'); } catch (err) {
-      return errno(err) === 'ENOENT' ? { kind: 'missing' } : { kind: 'corrupt', reason: String(err) };
-    }
+    const path = this.#path(id); // a bad id throws -32002 here, before anything is opened
     try {
-      const st = await fh.stat();
-      if (st.size > MAX_FILE_BYTES) return { kind: 'corrupt', reason: `larger than ${MAX_FILE_BYTES} bytes` };
-      const rec = sessionFromFile(await fh.readFile('utf8'), id, st.mtimeMs);
+      const r = await readFileSafely(path, { maxBytes: MAX_FILE_BYTES, links: 'refuse' });
+      const rec = sessionFromFile(r.text, id, r.mtimeMs);
       return typeof rec === 'string' ? { kind: 'corrupt', reason: rec } : { kind: 'ok', record: rec };
     } catch (err) {
-      return { kind: 'corrupt', reason: String(err) };
-    } finally {
-      await fh.close();
+      if (!(err instanceof UnsafeFileError)) return { kind: 'corrupt', reason: String(err) };
+      // The folder itself failing (no longer a directory, no permission, I/O) is the store's
+      // failure, not a bad file: the caller must hear about it rather than get a stale copy.
+      if (err.osCode === 'ENOTDIR' || err.reason === 'io') throw this.#failure('reading a session file', err);
+      return err.reason === 'missing' ? { kind: 'missing' } : { kind: 'corrupt', reason: err.problem };
     }
   }
 
@@ -151,8 +181,8 @@ export class SessionFiles {
   async #writeNow(path: string, text: string, mtime: number): Promise<void> {
     await this.ensureDir();
     // The directory fsync is left to the group commit below, shared by concurrent writes.
-    await writeFileAtomic(path, text, { mode: 0o600, mtime, syncDir: false });
-    await this.#syncDir();
+    await this.#os('writing a session file', () => writeFileAtomic(path, text, { mode: 0o600, mtime, syncDir: false }));
+    await this.#os('syncing the folder', () => this.#syncDir());
   }
 
   // Group commit: a caller waits for a directory fsync that starts after its rename finished.
@@ -174,11 +204,13 @@ export class SessionFiles {
   /** Records an access without rewriting: losing one in a crash only shortens a session's life. */
   async touch(id: string, atMs: number): Promise<void> {
     const s = atMs / 1000;
-    try { await utimes(this.#path(id), s, s); } catch (err) { ignoreMissing(err); }
+    const path = this.#path(id);
+    await this.#os('recording an access', async () => { try { await utimes(path, s, s); } catch (err) { ignoreMissing(err); } });
   }
 
   async remove(id: string): Promise<void> {
-    try { await unlink(this.#path(id)); } catch (err) { ignoreMissing(err); }
+    const path = this.#path(id);
+    await this.#os('removing a session file', async () => { try { await unlink(path); } catch (err) { ignoreMissing(err); } });
   }
 
   /** Takes the cross-process lock of one session; resolves to its release. */
@@ -188,13 +220,20 @@ export class SessionFiles {
     const path = join(this.dir, `.${id}.lock`);
     try {
       const held = await acquirePidLock(path, {
-        timeoutMs: LOCK_GIVE_UP_MS, pollMs: 25, staleAfterMs: LOCK_STALE_MS, mode: 0o600,
-        onBreak: () => this.#log.warn(`breaking a stale lock on session ${id}`),
+        timeoutMs: this.#lockTimeoutMs, pollMs: 25, mode: 0o600,
+        onBreak: (owner) => this.#log.warn(`breaking a stale lock on session ${id}: its holder${owner === null ? '' : ` (process ${owner})`} is gone`),
       });
       return () => held.release();
     } catch (err) {
-      if (err instanceof LockBusyError) throw new Error(`session ${id} stayed locked for ${LOCK_GIVE_UP_MS} ms`);
-      throw err;
+      if (err instanceof LockBusyError) {
+        const who = err.owner === null ? 'another process' : `process ${err.owner}`;
+        throw new SessionStoreError(`Session ${id} stayed locked by ${who} for ${this.#lockTimeoutMs} ms; nothing was changed`, {
+          message: `The lock ${path} is held by ${who}, which is still running; nothing was changed`,
+          store_path: this.dir, session_id: id, lock_file: path, owner: err.owner,
+          recovery_suggestions: ['Retry in a moment', `If ${who} is stuck, stop it; its lock is released when it exits`],
+        });
+      }
+      throw this.#failure('taking the session lock', err);
     }
   }
 
@@ -205,7 +244,7 @@ export class SessionFiles {
   async list(clean = false): Promise<string[]> {
     await this.ensureDir();
     const ids: string[] = [];
-    for (const name of await readdir(this.dir)) {
+    for (const name of await this.#os('listing the folder', () => readdir(this.dir))) {
       const m = FILE_PATTERN.exec(name);
       if (m?.[1] !== undefined) { ids.push(m[1]); continue; }
       const left = clean ? LEFTOVER_PATTERN.exec(name) : null;
@@ -228,12 +267,12 @@ export class SessionFiles {
   async #removeIfStale(name: string, pid: number | undefined): Promise<void> {
     const path = join(this.dir, name);
     try {
-      if (pid === undefined) { // a lock file: its own staleness rule, taken over safely
-        await breakIfStale(path, { staleAfterMs: LOCK_STALE_MS });
+      if (pid === undefined) { // a lock file: stale only when its holder is gone, taken over safely
+        await breakIfStale(path);
         return;
       }
       // ctime, not mtime: a temp file's mtime is set to the session's last access on purpose.
-      const old = Date.now() - (await stat(path)).ctimeMs > LOCK_STALE_MS;
+      const old = Date.now() - (await stat(path)).ctimeMs > TEMP_STALE_MS;
       if (old || (pid !== process.pid && !processAlive(pid))) {
         await unlink(path);
         this.#log.info(`removed a leftover temp file ${name}`);

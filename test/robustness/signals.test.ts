@@ -1,10 +1,11 @@
 // SIGTERM (and SIGINT, and stdin EOF) in the middle of pipelined work: the server answers every
 // request it read, duplicates none, exits 0 promptly, and every acknowledged session is on disk.
+// SIGSTOP of a server holding a session lock: nobody takes it over, and no acknowledged switch is lost.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer } from '../protocol/harness.js';
+import { startServer, type Msg, type ServerProcess } from '../protocol/harness.js';
 import { runSeed } from './prng.js';
 import { checkServerMessage, jsonFilesIn } from './observe.js';
 import { exitAndDrain, persistenceConfig, responsesById, scratchDir } from './drive.js';
@@ -133,3 +134,76 @@ for (const how of ['SIGTERM', 'stdin EOF'] as const) {
     assert.deepEqual(unanswered, [], `every request read before ${how} is answered (an error is an answer; silence is not)`);
   });
 }
+
+/** Two servers sharing one session store, with a short lock timeout so a refusal comes quickly. */
+function twoServers(t: Parameters<typeof startServer>[0], lockTimeoutMs: number): { a: ServerProcess; b: ServerProcess; storage: string } {
+  const dir = scratchDir(t, 'rms-lock-race-');
+  const storage = join(dir, 'sessions');
+  const config = persistenceConfig(dir, storage, { sessions: { persistence: { enabled: true, storage_path: storage, lock_timeout_ms: lockTimeoutMs } } });
+  return { a: startServer(t, { args: ['--config', config] }), b: startServer(t, { args: ['--config', config] }), storage };
+}
+
+const savedMode = (storage: string, id: string): { mode: string; history: number } => {
+  const saved = JSON.parse(readFileSync(join(storage, `${id}.json`), 'utf8')) as { task: { mode_slug: string; mode_history: unknown[] } };
+  return { mode: saved.task.mode_slug, history: saved.task.mode_history.length };
+};
+
+test('a session lock held by a paused (SIGSTOP) server is never taken over, however old; the waiter gets -32603 and changes nothing', async (t) => {
+  const { a, b, storage } = twoServers(t, 1500);
+  await Promise.all([a.initialize(), b.initialize()]);
+  const id = (await a.tool(1, 'create_task', { mode_slug: 'code' })).result.metadata.session_id as string;
+  // A is stopped while holding the session's lock, and has been for a minute (older than any age limit).
+  a.child.kill('SIGSTOP');
+  t.after(() => { a.child.kill('SIGCONT'); });
+  const lock = join(storage, `.${id}.lock`);
+  writeFileSync(lock, `${a.child.pid}\nheld-by-a\n`);
+  const past = (Date.now() - 60_000) / 1000;
+  utimesSync(lock, past, past);
+
+  const refused = await b.tool(2, 'switch_mode', { session_id: id, new_mode_slug: 'ask' });
+  assert.equal(refused.error?.code, -32603, `a clear store error, not a takeover: ${JSON.stringify(refused).slice(0, 400)}`);
+  assert.match(refused.error.message, new RegExp(`locked by process ${a.child.pid}`));
+  assert.deepEqual(savedMode(storage, id), { mode: 'code', history: 0 }, 'nothing was changed');
+  assert.equal(readFileSync(lock, 'utf8'), `${a.child.pid}\nheld-by-a\n`, 'the paused holder still has its lock');
+
+  // Once the holder is gone (killed while paused), its lock is stale at once, whatever its age.
+  a.child.kill('SIGKILL');
+  await a.exit;
+  const taken = await b.tool(3, 'switch_mode', { session_id: id, new_mode_slug: 'ask' });
+  assert.ok(taken.result && !taken.result.isError, JSON.stringify(taken).slice(0, 400));
+  assert.deepEqual(savedMode(storage, id), { mode: 'ask', history: 1 });
+});
+
+test('with one server paused at random moments, every acknowledged switch_mode of either server is kept', async (t) => {
+  const rng = runSeed('lock-race');
+  const { a, b, storage } = twoServers(t, 5000);
+  await Promise.all([a.initialize(), b.initialize()]);
+  const id = (await a.tool('create', 'create_task', { mode_slug: 'code' })).result.metadata.session_id as string;
+  const modes = ['code', 'architect', 'ask', 'debug'];
+  const acked: string[] = [];
+  const ROUNDS = 15;
+  for (let round = 0; round < ROUNDS; round++) {
+    const pending: Promise<Msg>[] = [];
+    for (let k = 0; k < 3; k++) {
+      for (const [name, s] of [['a', a], ['b', b]] as const) {
+        const reason = `${name}-${round}-${k}`;
+        s.request(reason, 'tools/call', { name: 'switch_mode', arguments: { session_id: id, new_mode_slug: rng.pick(modes), reason } });
+        pending.push(s.response(reason, 20_000));
+      }
+    }
+    // Pause A for a while at a random point of its work, possibly while it holds the lock.
+    a.child.kill('SIGSTOP');
+    const pauseMs = rng.int(5, 150);
+    await new Promise<void>((resolve) => setTimeout(resolve, pauseMs)); // the pause is the scenario, not a wait for an event
+    a.child.kill('SIGCONT');
+    for (const m of await Promise.all(pending)) {
+      assert.ok(!m.error, `no switch fails while pauses are shorter than the lock timeout: ${JSON.stringify(m.error)}`);
+      if (m.result && !m.result.isError) acked.push(String(m.id));
+    }
+  }
+  const info = await b.tool('info', 'get_task_info', { session_id: id });
+  const kept = (info.result.metadata.task.mode_history as { reason?: string }[]).map((h) => h.reason);
+  assert.deepEqual(acked.filter((r) => !kept.includes(r)), [], 'every acknowledged switch is in the history');
+  assert.equal(kept.length, acked.length, 'and nothing else');
+  assert.equal(savedMode(storage, id).history, acked.length, 'the file on disk agrees');
+});

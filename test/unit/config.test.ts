@@ -14,7 +14,7 @@ import {
 const DOCUMENTED_DEFAULTS: ServerConfig = {
   server: { strict: false, max_message_bytes: 10485760, tool_errors: 'jsonrpc', page_size: 100 },
   paths: { project_root: null, global_config_dir: '~/.roo-code', global_modes_file: null, confine_to_project_root: true },
-  sessions: { timeout: 3600, cleanup_interval: 300, persistence: { enabled: false, storage_path: '~/.roo-code/mcp_sessions' } },
+  sessions: { timeout: 3600, cleanup_interval: 300, persistence: { enabled: false, storage_path: '~/.roo-code/mcp_sessions', lock_timeout_ms: 10000 } },
   logging: { level: 'INFO', file: null },
   modesets: { dir: '.task_orchestrator' },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
@@ -84,7 +84,7 @@ test('loadConfig with nothing given yields the defaults with their paths expande
   assert.deepEqual(config, {
     ...DOCUMENTED_DEFAULTS,
     paths: { ...DOCUMENTED_DEFAULTS.paths, global_config_dir: join(homedir(), '.roo-code') },
-    sessions: { ...DOCUMENTED_DEFAULTS.sessions, persistence: { enabled: false, storage_path: join(homedir(), '.roo-code', 'mcp_sessions') } },
+    sessions: { ...DOCUMENTED_DEFAULTS.sessions, persistence: { enabled: false, storage_path: join(homedir(), '.roo-code', 'mcp_sessions'), lock_timeout_ms: 10000 } },
   });
   assert.equal(effectiveLogLevel(config), 'info');
 });

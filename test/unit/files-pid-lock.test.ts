@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm, unlink, utimes, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readdir, readFile, rm, stat, unlink, utimes, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../../src/files/pid-lock.js';
@@ -77,14 +79,37 @@ test('a breaker that died while taking over leaves nothing that blocks the next 
   assert.deepEqual(await readdir(dir), []);
 });
 
-test('a lock older than staleAfterMs is stale even while its owner lives; without the limit it is held', async (t) => {
+test('a live owner keeps its lock however old it is; another host\'s lock goes stale when its heartbeat stops', async (t) => {
   const dir = await tempDir(t);
   const path = join(dir, '.x.lock');
-  await writeFile(path, `${process.ppid}\n`);
+  const past = (Date.now() - 60_000) / 1000;
+  await writeFile(path, `${process.ppid}\nabc\n`);
+  await utimes(path, past, past);
+  assert.deepEqual(await breakIfStale(path, { leaseMs: 10_000 }), { kind: 'held', owner: process.ppid }, 'an old lock of a live process on this host is held');
+  await writeFile(path, `${process.ppid}\nabc\n${hostname()}-elsewhere\n\n`);
+  assert.deepEqual(await breakIfStale(path, { leaseMs: 120_000 }), { kind: 'held', owner: process.ppid }, 'a fresh heartbeat from another host is held');
+  await utimes(path, past, past);
+  assert.deepEqual(await breakIfStale(path, { leaseMs: 10_000 }), { kind: 'broken', owner: process.ppid }, 'a stopped heartbeat from another host is stale');
+  assert.deepEqual(await readdir(dir), []);
+});
+
+test('a live pid that started at another time than the holder (a reused pid) is stale', { skip: existsSync('/proc/self/stat') ? false : 'no /proc on this system' }, async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, '.x.lock');
+  await writeFile(path, `${process.ppid}\nabc\n${hostname()}\n1\n`);
+  assert.deepEqual(await breakIfStale(path), { kind: 'broken', owner: process.ppid });
+});
+
+test('the holder renews its heartbeat while it holds the lock', async (t) => {
+  const dir = await tempDir(t);
+  const path = join(dir, '.x.lock');
+  const lock = await acquirePidLock(path, { leaseMs: 60 });
   const past = (Date.now() - 60_000) / 1000;
   await utimes(path, past, past);
-  assert.deepEqual(await breakIfStale(path), { kind: 'held', owner: process.ppid });
-  assert.deepEqual(await breakIfStale(path, { staleAfterMs: 10_000 }), { kind: 'broken', owner: process.ppid });
+  const deadline = Date.now() + 5000;
+  while ((await stat(path)).mtimeMs < Date.now() - 30_000 && Date.now() < deadline) await new Promise<void>((r) => setTimeout(r, 10));
+  assert.ok((await stat(path)).mtimeMs > Date.now() - 30_000, 'the mtime was renewed');
+  await lock.release();
   assert.deepEqual(await readdir(dir), []);
 });
 
