@@ -3,9 +3,8 @@
 import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
 import type { CompiledMode } from '../modes/permissions.js';
-import { checkToolUse } from '../modes/permissions.js';
+import { decideToolUse } from '../modes/decide-tool-use.js';
 import { describeToolGroups } from '../modes/describe.js';
-import type { SymlinkGuard } from '../modes/confine.js';
 import type { SessionStore, SessionView } from '../tasks/sessions.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
@@ -15,7 +14,6 @@ export interface ModeToolDeps {
   sessions: SessionStore;
   permissionContext(): { projectRoot: string | null; confineToProjectRoot: boolean };
   systemPrompt(mode: CompiledMode): Promise<string>;
-  symlinks: SymlinkGuard;
   now(): number;
 }
 
@@ -167,12 +165,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const mode = requireMode(d.catalogue(), s.task.mode_slug);
       const tool = args.tool_name as string;
       const filePath = str(args.file_path);
-      const ctx = d.permissionContext();
-      let decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, ctx);
-      if (decision.allowed && filePath !== undefined && ctx.confineToProjectRoot && ctx.projectRoot !== null
-        && await d.symlinks.leadsOutside(filePath, ctx.projectRoot)) {
-        decision = { ...decision, allowed: false, error: 'file', reason: `Path "${filePath}" leads outside the project root ${ctx.projectRoot} through a symbolic link` };
-      }
+      const decision = await decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
       const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;
