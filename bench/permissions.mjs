@@ -49,7 +49,7 @@ export async function permissions({ rounds, ops }) {
   const small = median(runs.get(10));
   const large = median(runs.get(1000));
   const ratio = large / small;
-  return [row('permission check (lookup + checkToolUse), 10 vs 1,000 modes', {
+  return [row('permission check (lookup + checkTool), 10 vs 1,000 modes', {
     ours: `${small.toFixed(0)} ns / ${large.toFixed(0)} ns per call`, ratio,
     target: `1000/10 ≤ ${LIMIT.toFixed(2)}×`, pass: ratio <= LIMIT,
     keys: { permission_10_ns: round(small, 1), permission_1000_ns: round(large, 1), permission_ratio: round(ratio) },

@@ -1,6 +1,6 @@
 // The one path decision: read the client's text, resolve it as a write would, confine it to the
 // project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
-import { type FsView, walk } from './resolve.js';
+import { type FsView, locate } from './resolve.js';
 import { absoluteText, climbsAfterName, lexical, parseClientPath, relativeText, splitParts, startsWithParts } from './text.js';
 
 export interface PathRules {
@@ -55,26 +55,29 @@ export async function decidePath(raw: string, rules: PathRules, fs: FsView): Pro
   const needsWalk = rules.confine || rules.pattern !== null;
   if (!needsWalk) return { allowed: true, name: nameText(nameParts, norm.parts, rootParts), target: nameText(nameParts, norm.parts, rootParts) };
 
-  prefetch(fs, nameParts !== null ? [...rootParts, ...nameParts] : rootParts);
-  const realRoot = await walk([], rootParts, fs);
-  if (!realRoot.ok) return { allowed: false, refusal: 'unresolvable', problem: `the project root cannot be followed: ${realRoot.problem}` };
-  // An absolute name may spell the root's real location instead of the configured one.
-  if (nameParts === null && absolute && startsWithParts(norm.parts, realRoot.parts)) nameParts = norm.parts.slice(realRoot.parts.length);
+  // The root and the path are resolved at once; a path under the root as configured resolves the
+  // same as under its real location, since the kernel (and walk) follow the root's own links.
+  const rootWalk = locate(rootParts, fs);
+  if (nameParts === null && absolute) {
+    // An absolute name may spell the root's real location instead of the configured one.
+    const realRoot = await rootWalk;
+    if (realRoot.ok && startsWithParts(norm.parts, realRoot.parts)) nameParts = norm.parts.slice(realRoot.parts.length);
+  }
   const name = nameText(nameParts, norm.parts, rootParts);
   if (nameParts === null && rules.confine) {
     return { allowed: false, refusal: 'outside', name, problem: `"${raw}" is outside the project root ${rules.root}` };
   }
 
-  // The walks: as normalised (what path.resolve-based tools write), and as written when they may differ.
-  const starts = absolute ? [] : realRoot.parts;
-  // A trailing separator (kept as a final `.`) still demands a folder after normalisation.
+  // The walks: as normalised (what path.resolve-based tools write), and as written when they may
+  // differ. A trailing separator (kept as a final `.`) still demands a folder after normalisation.
   const folder = parts[parts.length - 1] === '.' ? ['.'] : [];
-  const plans: (readonly string[])[] = [[...(nameParts !== null ? [...realRoot.parts, ...nameParts] : norm.parts), ...folder]];
-  if (climbsAfterName(parts)) plans.push([...starts, ...parts]);
+  const plans: (readonly string[])[] = [[...(nameParts !== null ? [...rootParts, ...nameParts] : norm.parts), ...folder]];
+  if (climbsAfterName(parts)) plans.push([...(absolute ? [] : rootParts), ...parts]);
+  const [rootResult, ...reals] = await Promise.all([rootWalk, ...plans.map((plan) => locate(plan, fs))]);
+  const realRoot = rootResult!;
+  if (!realRoot.ok) return { allowed: false, refusal: 'unresolvable', problem: `the project root cannot be followed: ${realRoot.problem}` };
   const targets: string[] = [];
-  for (const plan of plans) {
-    prefetch(fs, plan);
-    const real = await walk([], plan, fs);
+  for (const real of reals) {
     if (!real.ok) return { allowed: false, refusal: 'unresolvable', name, problem: `"${raw}" cannot be followed: ${real.problem}` };
     const inside = startsWithParts(real.parts, realRoot.parts);
     const target = inside ? real.parts.slice(realRoot.parts.length).join('/') || '.' : relativeText(realRoot.parts, real.parts);
@@ -99,13 +102,4 @@ export async function decidePath(raw: string, rules: PathRules, fs: FsView): Pro
 function nameText(inside: readonly string[] | null, whole: readonly string[], root: readonly string[]): string {
   if (inside !== null) return inside.join('/') || '.';
   return relativeText(root, whole);
-}
-
-/** Asks for every prefix of `parts` at once, so a walk through existing folders waits for one round trip, not one per folder. */
-function prefetch(fs: FsView, parts: readonly string[]): void {
-  for (let i = 1; i <= parts.length; i++) {
-    const part = parts[i - 1]!;
-    if (part === '..' || part === '.') return;
-    fs.entry(absoluteText(parts.slice(0, i))).catch(() => undefined);
-  }
 }

@@ -1,6 +1,6 @@
 // The FsView that asks the operating system: lstat, and readlink for links. One view serves one
 // decision and remembers its answers only for that decision, so nothing seen is ever reused later.
-import { lstat, readlink } from 'node:fs/promises';
+import { lstat, readlink, realpath } from 'node:fs/promises';
 import type { Entry, FsView } from './resolve.js';
 
 const KINDS = { dir: { kind: 'dir' }, file: { kind: 'file' }, other: { kind: 'other' }, missing: { kind: 'missing' } } as const;
@@ -17,20 +17,28 @@ async function look(path: string): Promise<Entry> {
   }
 }
 
-/** Wraps a view so each path is asked about at most once; meant to live for one decision only. */
-export function onceEach(inner: FsView): FsView {
-  const seen = new Map<string, Promise<Entry>>();
-  return {
-    entry(path) {
-      let found = seen.get(path);
-      if (found === undefined) {
-        found = inner.entry(path);
-        seen.set(path, found);
-      }
-      return found;
-    },
+/** The kernel's own resolution of an existing path (libuv's realpath: one thread-pool trip). */
+const real = (path: string): Promise<string | null> => realpath(path).catch(() => null);
+
+/** Remembers each answer of `ask` by path; the map lives as long as the view it belongs to. */
+function remembered<T>(ask: (path: string) => Promise<T>): (path: string) => Promise<T> {
+  const seen = new Map<string, Promise<T>>();
+  return (path) => {
+    let found = seen.get(path);
+    if (found === undefined) {
+      found = ask(path);
+      seen.set(path, found);
+    }
+    return found;
   };
 }
 
+/** Wraps a view so each path is asked about at most once; meant to live for one decision only. */
+export function onceEach(inner: FsView): FsView {
+  const entry = remembered((path) => inner.entry(path));
+  const rp = inner.realpath;
+  return rp ? { entry, realpath: remembered((path) => rp.call(inner, path)) } : { entry };
+}
+
 /** A fresh view of the real file system for one decision: nothing it learns outlives that decision. */
-export const liveFsView = (): FsView => onceEach({ entry: look });
+export const liveFsView = (): FsView => onceEach({ entry: look, realpath: real });

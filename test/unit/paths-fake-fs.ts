@@ -1,6 +1,6 @@
 // A file system as a table, for path-decision tests: absolute path → 'dir' | 'file' | 'other' |
 // '-> target' (a symbolic link) | 'EACCES'-style error codes. Anything not listed is missing.
-import type { Entry, FsView } from '../../src/paths/resolve.js';
+import { walk, type Entry, type FsView } from '../../src/paths/resolve.js';
 
 export type FakeTree = Readonly<Record<string, string>>;
 
@@ -11,7 +11,11 @@ export interface FakeFs extends FsView {
   set(path: string, what: string | undefined): void;
 }
 
-export function fakeFs(tree: FakeTree): FakeFs {
+/**
+ * With `realpath: true` the view also offers the realpath shortcut, answered by walking the table
+ * (an existing path only), so the same rows can be decided along both routes.
+ */
+export function fakeFs(tree: FakeTree, options: { realpath?: boolean } = {}): FakeFs {
   const table = new Map(Object.entries(tree));
   const asked: string[] = [];
   const toEntry = (what: string | undefined): Entry => {
@@ -20,7 +24,7 @@ export function fakeFs(tree: FakeTree): FakeFs {
     if (what === 'dir' || what === 'file' || what === 'other') return { kind: what };
     return { kind: 'error', code: what };
   };
-  return {
+  const view: FakeFs = {
     asked,
     entry(path) {
       asked.push(path);
@@ -30,4 +34,12 @@ export function fakeFs(tree: FakeTree): FakeFs {
       if (what === undefined) table.delete(path); else table.set(path, what);
     },
   };
+  if (!options.realpath) return view;
+  const plain: FsView = { entry: (path) => view.entry(path) };
+  return Object.assign(view, {
+    async realpath(path: string): Promise<string | null> {
+      const found = await walk([], path.split('/').filter((p) => p !== ''), plain);
+      return found.ok && found.exists ? `/${found.parts.join('/')}` : null;
+    },
+  });
 }
