@@ -88,7 +88,7 @@ export async function locate(parts: readonly string[], fs: FsView): Promise<Walk
     if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
   }
   for (let i = 1; i <= parts.length && parts[i - 1] !== '..' && parts[i - 1] !== '.'; i++) {
-    void fs.entry(absoluteText(parts.slice(0, i)));
+    fs.entry(absoluteText(parts.slice(0, i))).catch(() => undefined); // the walk meets any failure itself
   }
   return walk([], parts, fs);
 }

@@ -82,6 +82,23 @@ test('file_path is checked like path, and Windows backslashes are normalised fir
   assert.equal((await decide(m, 'write_to_file', { path: 'docs/a.md', file_path: 'src/x.ts' }, ctx)).allowed, true);
 });
 
+test('a pattern refusal names the normalised path, or the real target a link leads to', async () => {
+  const m = custom([['edit', { fileRegex: '^docs/' }]]);
+  const climbed = await decide(m, 'write_to_file', { path: 'docs/../src/main.ts' });
+  assert.deepEqual([climbed.allowed, climbed.error], [false, 'file']);
+  assert.match(climbed.reason, /matching pattern: \^docs\/\. Got: docs\/\.\.\/src\/main\.ts \(that is, src\/main\.ts\)$/);
+  const fs = fakeFs({ '/work': 'dir', '/work/project': 'dir', '/work/project/docs': '-> /work/project/src', '/work/project/src': 'dir' });
+  const linked = await decideToolUse(m, 'write_to_file', { path: 'docs/a.ts' }, ctx, fs);
+  assert.equal(linked.allowed, false);
+  assert.match(linked.reason, /Got: docs\/a\.ts, which leads to src\/a\.ts$/);
+  assert.deepEqual(linked.restriction, { fileRegex: '^docs/' });
+});
+
+test('an always-available tool given a path still has the path confined', async () => {
+  const d = await decide(mode('ask'), 'attempt_completion', { path: '../x' });
+  assert.deepEqual([d.allowed, d.error, d.group], [false, 'file', 'always']);
+});
+
 test('refuses paths with control characters', async () => {
   for (const path of ['a\u0000.md', 'a\n.md', 'x\u001b[2J.md', 'del\u007f.md']) {
     const d = await decide(mode('code'), 'read_file', { path }, { ...ctx, confineToProjectRoot: false });
