@@ -20,6 +20,8 @@ export interface FsView {
 
 /** Linux gives up (ELOOP) after following this many links in one lookup; so do we. */
 export const MAX_LINK_HOPS = 40;
+/** Folders asked for ahead of the walk: deeper real trees are rare, and a hostile a/a/a/… must not flood the thread pool. */
+const PREFETCH_DEPTH = 32;
 
 export type Walk =
   | { ok: true; parts: string[]; exists: boolean }
@@ -87,7 +89,7 @@ export async function locate(parts: readonly string[], fs: FsView): Promise<Walk
     const real = await fs.realpath(absoluteText(parts));
     if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
   }
-  for (let i = 1; i <= parts.length && parts[i - 1] !== '..' && parts[i - 1] !== '.'; i++) {
+  for (let i = 1; i <= Math.min(parts.length, PREFETCH_DEPTH) && parts[i - 1] !== '..' && parts[i - 1] !== '.'; i++) {
     fs.entry(absoluteText(parts.slice(0, i))).catch(() => undefined); // the walk meets any failure itself
   }
   return walk([], parts, fs);

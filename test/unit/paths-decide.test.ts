@@ -91,6 +91,12 @@ test('one decision asks about each path once, and only about the root and the pa
   assert.equal(new Set(raw.asked).size, raw.asked.length, `asked twice: ${raw.asked.join(', ')}`);
 });
 
+test('a 2,048-folder path costs a bounded number of lookups', async () => {
+  const fs = fakeFs(TREE);
+  await decidePath('a/'.repeat(2048), { root: '/p', confine: true, pattern: null }, onceEach(fs));
+  assert.ok(fs.asked.length <= 40, `${fs.asked.length} lookups`);
+});
+
 test('walk treats what follows a missing folder as text, and comes back to real ground on `..`', async () => {
   const fs = fakeFs(TREE);
   assert.deepEqual(await walk([], ['p', 'new', 'x', '..', '..', 'outdir', 'secret.md'], fs), { ok: true, parts: ['o', 'secret.md'], exists: true });
