@@ -3,7 +3,6 @@
 // three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
 import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
-import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import { AsyncQueue } from './pipeline/queue.js';
 import { runReader } from './pipeline/reader.js';
@@ -20,10 +19,8 @@ import type { ToolListing } from './mcp/tools.js';
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
 
-// Mode files bring their own regexes (fileRegex). Beyond the static checks in regex-safety.ts,
-// V8 switches any regex that backtracks excessively to its linear-time engine, so no pattern can
-// stall the event loop, whatever its shape. Set before any regex is compiled.
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+// Mode files bring their own regexes (fileRegex); src/modes/regex-safety.ts sets the V8 flags that
+// bound their time, on load, before any of them is compiled.
 
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const MAIN_PATH = fileURLToPath(import.meta.url);

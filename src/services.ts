@@ -8,7 +8,6 @@ import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
-import { SymlinkGuard } from './modes/confine.js';
 import { editorModesFiles } from './modes/editor-storage.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
@@ -65,7 +64,6 @@ export class Services {
       sessions: this.sessions,
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
-      symlinks: new SymlinkGuard(),
       now: () => Date.now(),
     }), this.#lazyModesetTools(specs)];
     const ipc = this.config.ipc;

@@ -4,9 +4,8 @@ import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from '.
 import type { Catalogue } from '../modes/catalogue.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
-import { checkToolUse, type PermissionDecision } from '../modes/permissions.js';
+import { decideToolUse } from '../modes/decide-tool-use.js';
 import { describeToolGroups } from '../modes/describe.js';
-import type { SymlinkGuard } from '../modes/confine.js';
 import type { SessionStore, SessionView } from '../tasks/sessions.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
@@ -16,7 +15,6 @@ export interface ModeToolDeps {
   sessions: SessionStore;
   permissionContext(): { projectRoot: string | null; confineToProjectRoot: boolean };
   systemPrompt(mode: CompiledMode): Promise<string>;
-  symlinks: SymlinkGuard;
   now(): number;
 }
 
@@ -78,20 +76,6 @@ function modeInfo(mode: CompiledMode, prompt?: string): ToolResult {
   metadata.tool_groups = toolGroupsObject(groups);
   if (prompt !== undefined) metadata.system_prompt = prompt;
   return { text: modeReport(mode, groups, prompt), metadata };
-}
-
-/**
- * An edit tool asked about without a file, in a mode that may edit only some files: "allowed"
- * would mislead, since the answer depends on the file. Kept apart from the path rules
- * (permissions.ts), which decide only when a path is given.
- */
-function needsFilePath(decision: PermissionDecision, tool: string, mode: CompiledMode, filePath: string | undefined): PermissionDecision {
-  if (!decision.allowed || filePath !== undefined || decision.group !== 'edit' || !decision.restriction) return decision;
-  const { fileRegex, description } = decision.restriction;
-  return {
-    ...decision, allowed: false, error: 'file',
-    reason: `Tool "${tool}" in ${mode.name} (${mode.slug}) may edit only files matching ${fileRegex}${description ? ` (${description})` : ''}; pass file_path to check a file.`,
-  };
 }
 
 export function modeTools(d: ModeToolDeps): ToolFamily {
@@ -198,13 +182,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const mode = requireMode(d.catalogue(), s.task.mode_slug);
       const tool = args.tool_name as string;
       const filePath = str(args.file_path);
-      const ctx = d.permissionContext();
-      let decision = checkToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, ctx);
-      decision = needsFilePath(decision, tool, mode, filePath);
-      if (decision.allowed && filePath !== undefined && ctx.confineToProjectRoot && ctx.projectRoot !== null
-        && await d.symlinks.leadsOutside(filePath, ctx.projectRoot)) {
-        decision = { ...decision, allowed: false, error: 'file', reason: `Path "${filePath}" leads outside the project root ${ctx.projectRoot} through a symbolic link` };
-      }
+      const decision = await decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
       const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;

@@ -1,6 +1,5 @@
-// Whether a mode may use a tool (and on which path): Roo's rules plus path confinement, decided
-// by one pure function over a mode compiled once per load. It never compiles regexes per check.
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+// Whether a mode may use a tool: Roo's group rules, decided by one pure function over a mode
+// compiled once per load. It never compiles regexes per check and never judges a path (src/paths does).
 import type { GroupName, Mode } from './types.js';
 import { groupOfTool, isAlwaysAvailable, resolveToolAlias } from './tool-groups.js';
 import { compileToolPatterns, parseQualifiedName } from './mcp-names.js';
@@ -30,6 +29,15 @@ export interface PermissionDecision {
 
 export interface PermissionContext { projectRoot: string | null; confineToProjectRoot: boolean }
 
+/** The tool-level half of a decision, plus the pattern a path given to it must match. */
+export interface ToolCheck extends PermissionDecision {
+  /** The edit group's compiled pattern when the tool edits under a restriction; unusable patterns match nothing. */
+  pattern?: RegExp;
+}
+
+/** Matches nothing: an edit restricted by an unusable pattern refuses every file, as in Roo. */
+const NOTHING = /(?!)/;
+
 export function compileMode(mode: Mode): CompiledMode {
   const groups = new Set<GroupName>();
   let edit: CompiledRules['edit'] = null;
@@ -50,45 +58,14 @@ export function compileMode(mode: Mode): CompiledMode {
   return { ...mode, compiled: Object.freeze({ groups, edit, mcpTools }) };
 }
 
-// Any C0 control character or DEL: no legitimate file name needs one, and they hide tricks in logs.
-const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-/** Longer paths are refused: no file system needs them, and they bound the cost of a regex test. */
-export const MAX_PATH_LENGTH = 4096;
-
-function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: string; bad?: unknown } {
-  for (const v of [args.path, args.file_path]) {
-    if (v === undefined || v === null || v === '') continue;
-    return typeof v === 'string' ? { path: v } : { bad: v };
-  }
-  return {};
-}
-
-/** Null when `path` (already `/`-separated) stays inside the root, else why it does not. */
-function escapeProblem(path: string, projectRoot: string | null): string | null {
-  const root = resolve(projectRoot ?? process.cwd());
-  if (process.platform !== 'win32' && /^[a-zA-Z]:\//.test(path)) return `"${path}" is an absolute Windows path, outside the project root ${root}`;
-  const target = resolve(root, path);
-  const rel = relative(root, target);
-  if (rel === '') return null;
-  if (rel === '..' || rel.startsWith(`..${sep}`) || isAbsolute(rel)) {
-    return `"${path}" resolves to ${target}, outside the project root ${root}`;
-  }
-  return null;
-}
-
-export function checkToolUse(
-  mode: CompiledMode,
-  toolName: string,
-  args: { path?: unknown; file_path?: unknown },
-  ctx: PermissionContext,
-): PermissionDecision {
+/** Decides the tool alone (group, aliases, MCP allow-list); decideToolUse adds the path. */
+export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
   const tool = resolveToolAlias(toolName);
   const label = tool === toolName ? `"${toolName}"` : `"${toolName}" (an alias of ${tool})`;
   const modeLabel = `${mode.name} (${mode.slug})`;
   if (isAlwaysAvailable(tool)) {
     return { allowed: true, group: 'always', reason: `Tool ${label} is available in every mode.` };
   }
-
   // MCP tools: our qualified mcp__<server>__<tool>, and Roo's own dynamic mcp_<server>_<tool>
   // names (Roo allows any mcp_ name in a mode with the mcp group).
   const qualified = parseQualifiedName(tool) !== null
@@ -117,41 +94,13 @@ export function checkToolUse(
     };
   }
 
-  const picked = pickPath(args);
-  if (picked.bad !== undefined) {
-    return { allowed: false, group, error: 'file', reason: `The path given to ${label} must be a string.` };
+  if (group === 'edit' && rules.edit) {
+    const { regex, fileRegex, description } = rules.edit;
+    const restriction = description === undefined ? { fileRegex } : { fileRegex, description };
+    return {
+      allowed: true, group, restriction, pattern: regex ?? NOTHING,
+      reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group; only files matching ${fileRegex}).`,
+    };
   }
-  let restriction: PermissionDecision['restriction'];
-  if (picked.path !== undefined) {
-    const raw = picked.path;
-    if (raw.length > MAX_PATH_LENGTH) {
-      return { allowed: false, group, error: 'file', reason: `The path given to ${label} is longer than ${MAX_PATH_LENGTH} characters; refused.` };
-    }
-    if (CONTROL_CHARS.test(raw)) {
-      return { allowed: false, group, error: 'file', reason: `The path given to ${label} contains control characters; refused.` };
-    }
-    const path = raw.replace(/\\/g, '/');
-    if (ctx.confineToProjectRoot) {
-      const problem = escapeProblem(path, ctx.projectRoot);
-      if (problem) return { allowed: false, group, error: 'file', reason: `Path refused: ${problem}.` };
-    }
-    if (group === 'edit' && rules.edit) {
-      const { regex, fileRegex, description } = rules.edit;
-      restriction = description === undefined ? { fileRegex } : { fileRegex, description };
-      if (!regex || !regex.test(path)) {
-        return {
-          allowed: false, group, error: 'file', restriction,
-          reason: `Tool '${toolName}' in mode '${mode.name}' can only edit files matching pattern: ${fileRegex}${description ? ` (${description})` : ''}. Got: ${raw}`,
-        };
-      }
-    }
-  } else if (group === 'edit' && rules.edit) {
-    const { fileRegex, description } = rules.edit;
-    restriction = description === undefined ? { fileRegex } : { fileRegex, description };
-  }
-  const limit = restriction ? `; only files matching ${restriction.fileRegex}` : '';
-  return {
-    allowed: true, group, ...(restriction ? { restriction } : {}),
-    reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group${limit}).`,
-  };
+  return { allowed: true, group, reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group).` };
 }

@@ -1,5 +1,21 @@
-// Decides whether a mode's fileRegex may be used: it must compile as a JS RegExp and must not be
-// able to backtrack catastrophically. A conservative scan of the source; it never runs the regex.
+// Decides whether a mode's fileRegex may be used: it must compile as a JS RegExp, must not be able
+// to backtrack catastrophically, and must compile in V8's linear-time engine. It never runs a regex.
+import { setFlagsFromString } from 'node:v8';
+
+// How the time bound is kept, in one place. Every accepted pattern compiles in V8's linear-time
+// engine (the `l` flag, checked at load), and V8 re-runs any match that backtracks excessively in
+// that engine, so a check costs a bounded number of backtracks plus one linear pass. The flags are
+// set when this module loads, before any fileRegex is compiled: every compile goes through here.
+setFlagsFromString('--enable-experimental-regexp-engine');
+setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+
+/** Whether this V8 accepts the linear-engine flag; when not, the static scan below stands alone. */
+const LINEAR_ENGINE = ((): boolean => {
+  try { return new RegExp('a', 'l').flags.includes('l'); } catch { return false; }
+})();
+
+/** V8's linear engine unrolls counted repetitions and refuses counts above this. */
+export const MAX_REPEAT_COUNT = 16;
 
 /** Longer patterns are refused outright: no real file filter needs them, and they cost to scan. */
 export const MAX_FILE_REGEX_LENGTH = 2048;
@@ -21,6 +37,12 @@ interface Frame {
 
 const newFrame = (): Frame => ({ variable: false, ambiguous: false, firsts: [], first: undefined });
 
+/** The four lookaround openers and what to call them in a message: one table. */
+const LOOKAROUND_NAMES: Readonly<Record<string, string>> = {
+  '(?=': 'lookahead', '(?!': 'negative lookahead', '(?<=': 'lookbehind', '(?<!': 'negative lookbehind',
+};
+const LOOKAROUNDS = Object.keys(LOOKAROUND_NAMES);
+
 /** Escapes that stand for one literal character (so `\.` starts a branch with '.'). */
 const CLASS_ESCAPES = new Set(['d', 'D', 'w', 'W', 's', 'S', 'b', 'B', 'p', 'P']);
 
@@ -36,12 +58,12 @@ function branchesOverlap(firsts: readonly (string | null)[]): boolean {
 }
 
 /** Reads a `{n}`, `{n,}` or `{n,m}` quantifier at `i`; null when the brace is a literal. */
-function readBraces(src: string, i: number): { end: number; max: number } | null {
+function readBraces(src: string, i: number): { end: number; min: number; max: number } | null {
   const m = /^\{(\d+)(,(\d*))?\}/.exec(src.slice(i, i + 24));
   if (!m) return null;
   const min = Number(m[1]);
   const max = m[2] === undefined ? min : m[3] === '' ? Infinity : Number(m[3]);
-  return { end: i + m[0].length, max };
+  return { end: i + m[0].length, min, max };
 }
 
 /** Returns why the pattern is unsafe, or null. Assumes it already compiles. */
@@ -71,7 +93,7 @@ export function unsafeRegexReason(src: string): string | null {
     const c = src[i]!;
     if (c === '\\') {
       const n = src[i + 1] ?? '';
-      if (/[1-9]/.test(n) || n === 'k') return `back-references such as \\${n === 'k' ? 'k<name>' : n} are not allowed (they defeat the safety check)`;
+      if (/[1-9]/.test(n) || n === 'k') return `back-references such as \\${n === 'k' ? 'k<name>' : n} are not allowed (V8's linear-time engine cannot run them, so their time could not be bounded)`;
       atom(CLASS_ESCAPES.has(n) || /[0-9cuxfnrtv]/.test(n) ? null : n);
       if (n === 'b' || n === 'B') last = null; // word boundaries are assertions, not atoms
       i++;
@@ -85,6 +107,8 @@ export function unsafeRegexReason(src: string): string | null {
       let j = i + 1;
       if (src[j] === '?') {
         j++;
+        const look = LOOKAROUNDS.find((l) => src.startsWith(l, i));
+        if (look) return `it uses a ${LOOKAROUND_NAMES[look]} ${look} at position ${i + 1}, which V8's linear-time engine cannot run (lookarounds can take polynomial time on long paths)`;
         if (src[j] === '<' && src[j + 1] !== '=' && src[j + 1] !== '!') {
           const close = src.indexOf('>', j);
           j = close < 0 ? j : close + 1;
@@ -117,7 +141,10 @@ export function unsafeRegexReason(src: string): string | null {
       if (src[i + 1] === '?') i++; // lazy marker
       last = null;
     } else if (c === '{' && readBraces(src, i)) {
-      const { end, max } = readBraces(src, i)!;
+      const { end, min, max } = readBraces(src, i)!;
+      if (min > MAX_REPEAT_COUNT || (max !== Infinity && max > MAX_REPEAT_COUNT)) {
+        return `the count ${src.slice(i, end)} at position ${i + 1} is above ${MAX_REPEAT_COUNT}, more than V8's linear-time engine accepts`;
+      }
       const problem = quantify(max, i);
       if (problem) return problem;
       i = end - 1;
@@ -139,6 +166,17 @@ export function fileRegexProblem(source: string): string | null {
   } catch (err) {
     return `fileRegex is not a valid regular expression: ${err instanceof Error ? err.message : String(err)}`;
   }
-  const reason = unsafeRegexReason(source);
+  const reason = unsafeRegexReason(source) ?? linearEngineProblem(source);
   return reason === null ? null : `fileRegex ${JSON.stringify(source)} is refused because ${reason}`;
+}
+
+/** The authoritative check when this V8 has the linear engine: whatever it cannot compile is refused. */
+function linearEngineProblem(source: string): string | null {
+  if (!LINEAR_ENGINE) return null;
+  try {
+    new RegExp(source, 'l');
+    return null;
+  } catch {
+    return 'V8\'s linear-time engine cannot run it, so its matching time could not be bounded';
+  }
 }

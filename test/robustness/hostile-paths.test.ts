@@ -2,7 +2,7 @@
 // characters) on every tool that takes one: refused with the documented code; the server keeps serving.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, type ServerProcess } from '../protocol/harness.js';
 import { endAndDrain, scratchDir } from './drive.js';
@@ -157,5 +157,91 @@ test('the mode-set tools refuse hostile mode_file, template_source and backup_fi
   assert.ok(list.result, `list still works: ${JSON.stringify(list.error)}`);
   assert.notEqual(list.result.metadata.current_mode, 'linked.yaml');
   await stillServing(s, 'ms');
+  assert.deepEqual(await endAndDrain(s), { code: 0, signal: null });
+});
+
+/** A project for the link and normalisation attacks of issue 13, with a mode limited to ^docs/. */
+function linkedProject(t: { after(fn: () => void): void }): { project: string; outside: string } {
+  const root = scratchDir(t, 'rms-links-');
+  const project = join(root, 'project');
+  const outside = join(root, 'outside');
+  for (const d of [join(project, 'docs'), join(project, 'src'), outside]) mkdirSync(d, { recursive: true });
+  writeFileSync(join(outside, 'secret.md'), 'not yours\n');
+  writeFileSync(join(project, 'src.ts'), 'code\n');
+  writeFileSync(join(project, 'src', 'main.ts'), 'code\n');
+  writeFileSync(join(project, 'docs', 'a.md'), 'doc\n');
+  writeFileSync(join(project, '.roomodes'), [
+    'customModes:',
+    '  - slug: docs-only',
+    '    name: Docs only',
+    '    roleDefinition: Edits the docs folder.',
+    '    groups: [read, [edit, {fileRegex: "^docs/"}]]',
+  ].join('\n'));
+  symlinkSync(join(outside, 'nowhere.md'), join(project, 'x.md')); // dangling, outside
+  symlinkSync('src.ts', join(project, 'alias.md')); // inside, but not Markdown
+  symlinkSync(outside, join(project, 'outdir'));
+  return { project, outside };
+}
+
+test('links and unnormalised names cannot carry a write past the mode pattern or out of the project', async (t) => {
+  const { project } = linkedProject(t);
+  const s = startServer(t, { args: ['--project-root', project] });
+  await s.initialize();
+  const sessions = { code: await newSession(s, 'c1', 'code'), architect: await newSession(s, 'c2', 'architect'), docs: await newSession(s, 'c3', 'docs-only') };
+  const cases: [keyof typeof sessions, string, boolean, string][] = [
+    ['code', 'x.md', false, 'a dangling link to a file outside'],
+    ['architect', 'x.md', false, 'a dangling link to a Markdown name outside'],
+    ['architect', 'alias.md', false, 'a .md link to src.ts in a mode limited to \\.md$'],
+    ['docs', 'docs/../src/main.ts', false, '`..` out of docs/'],
+    ['docs', 'docs/../.roomodes', false, '`..` to the mode file'],
+    ['docs', 'docs\\..\\.roomodes', false, '`..` with backslashes'],
+    ['code', 'outdir\\secret.md', false, 'a backslash through a link out of the project'],
+    ['architect', 'outdir\\secret.md', false, 'the same in a Markdown-only mode'],
+    ['code', 'outdir\\new.md', false, 'a new file through a link out of the project'],
+    // Controls: the same modes still allow what they should.
+    ['docs', 'docs/a.md', true, 'a file in docs/'],
+    ['docs', 'docs\\new\\b.md', true, 'a new file in docs/, written with backslashes'],
+    ['docs', './docs//a.md', true, 'an unnormalised spelling of docs/a.md'],
+    ['architect', 'docs/new.md', true, 'a new Markdown file'],
+  ];
+  let n = 0;
+  for (const [mode, path, allowed, what] of cases) {
+    for (const enforce of [false, true]) {
+      const res = await s.tool(`l-${++n}`, 'validate_tool_use', { session_id: sessions[mode], tool_name: 'write_to_file', file_path: path, enforce });
+      if (allowed) {
+        assert.equal(res.result?.metadata.allowed, true, `${what} (${mode}, ${path}) is allowed: ${JSON.stringify(res.error ?? res.result?.metadata)}`);
+      } else if (enforce) {
+        assert.equal(res.error?.code, FILE_RESTRICTION, `${what} (${mode}, ${path}) is refused with -32006: ${JSON.stringify(res.result?.metadata ?? res.error)}`);
+      } else {
+        assert.equal(res.result?.metadata.allowed, false, `${what} (${mode}, ${path}) is not allowed: ${JSON.stringify(res.result?.metadata)}`);
+        assert.equal(res.result.metadata.error, 'FILE_RESTRICTION_ERROR');
+      }
+    }
+  }
+  await stillServing(s, 'links');
+  assert.deepEqual(await endAndDrain(s), { code: 0, signal: null });
+});
+
+test('a link swapped between two calls is judged by its new target on the second call', async (t) => {
+  const { project, outside } = linkedProject(t);
+  const s = startServer(t, { args: ['--project-root', project] });
+  await s.initialize();
+  const session = await newSession(s, 'c', 'architect');
+  const link = join(project, 'swap.md');
+  const check = async (id: string): Promise<Record<string, unknown>> =>
+    (await s.tool(id, 'validate_tool_use', { session_id: session, tool_name: 'write_to_file', file_path: 'swap.md' })).result.metadata;
+  symlinkSync(join(project, 'docs', 'a.md'), link);
+  assert.equal((await check('first')).allowed, true, 'a link to docs/a.md is allowed');
+  // Swapped at once, with no wait: an answer remembered from the first call would still allow it.
+  unlinkSync(link);
+  symlinkSync(join(outside, 'secret.md'), link);
+  const second = await check('second');
+  assert.equal(second.allowed, false, `the new target is outside: ${JSON.stringify(second)}`);
+  assert.match(String(second.reason), /outside the project root/);
+  unlinkSync(link);
+  symlinkSync('src.ts', link);
+  const third = await check('third');
+  assert.equal(third.allowed, false, `the new target is not Markdown: ${JSON.stringify(third)}`);
+  assert.match(String(third.reason), /which leads to src\.ts/);
   assert.deepEqual(await endAndDrain(s), { code: 0, signal: null });
 });

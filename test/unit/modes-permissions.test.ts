@@ -1,7 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinModes } from '../../src/modes/builtin.js';
-import { checkToolUse, compileMode, type CompiledMode } from '../../src/modes/permissions.js';
+import { checkTool, compileMode, type CompiledMode, type PermissionDecision } from '../../src/modes/permissions.js';
+import { decideToolUse } from '../../src/modes/decide-tool-use.js';
+import { fakeFs } from './paths-fake-fs.js';
 import { describeToolGroups, toolsAllowed } from '../../src/modes/describe.js';
 import { ALWAYS_AVAILABLE_TOOLS, TOOL_GROUPS } from '../../src/modes/tool-groups.js';
 import { TOOL_GROUP_NAMES, type Mode } from '../../src/modes/types.js';
@@ -11,13 +13,16 @@ const builtins = new Map(builtinModes().map((m) => [m.slug, compileMode(m)]));
 const mode = (slug: string): CompiledMode => builtins.get(slug)!;
 const custom = (groups: Mode['groups']): CompiledMode =>
   compileMode({ slug: 'custom', name: 'Custom', roleDefinition: 'r', groups, source: 'project' });
+/** The whole decision over an empty file system (every path is a file yet to be created). */
+const decide = (m: CompiledMode, tool: string, args: { path?: unknown; file_path?: unknown }, c: typeof ctx | { projectRoot: null; confineToProjectRoot: boolean } = ctx): Promise<PermissionDecision> =>
+  decideToolUse(m, tool, args, c, fakeFs({ '/work': 'dir', '/work/project': 'dir' }));
 
-test('every built-in mode allows exactly the tools of its groups', () => {
+test('every built-in mode allows exactly the tools of its groups', async () => {
   for (const [slug, m] of builtins) {
     const groups = new Set(m.groups.map((g) => (typeof g === 'string' ? g : g[0])));
     for (const group of TOOL_GROUP_NAMES) {
       for (const tool of TOOL_GROUPS[group]) {
-        const d = checkToolUse(m, tool, {}, ctx);
+        const d = checkTool(m, tool);
         const expected = groups.has(group) || ALWAYS_AVAILABLE_TOOLS.includes(tool);
         assert.equal(d.allowed, expected, `${slug} ${tool}`);
         if (!expected) {
@@ -30,25 +35,25 @@ test('every built-in mode allows exactly the tools of its groups', () => {
   }
 });
 
-test('always-available tools pass in every mode, even one without groups', () => {
+test('always-available tools pass in every mode, even one without groups', async () => {
   const none = custom([]);
   for (const tool of ALWAYS_AVAILABLE_TOOLS) {
-    const d = checkToolUse(none, tool, {}, ctx);
+    const d = checkTool(none, tool);
     assert.deepEqual([d.allowed, d.group], [true, 'always'], tool);
   }
 });
 
-test('aliases resolve to their canonical tool', () => {
-  const d = checkToolUse(mode('code'), 'write_file', { path: 'src/a.ts' }, ctx);
+test('aliases resolve to their canonical tool', async () => {
+  const d = await decide(mode('code'), 'write_file', { path: 'src/a.ts' }, ctx);
   assert.equal(d.allowed, true);
   assert.equal(d.group, 'edit');
   assert.match(d.reason, /alias of write_to_file/);
-  assert.equal(checkToolUse(mode('ask'), 'temp_edit_file', {}, ctx).allowed, false);
-  assert.equal(checkToolUse(mode('architect'), 'write_file', { path: 'src/app.py' }, ctx).error, 'file');
+  assert.equal(checkTool(mode('ask'), 'temp_edit_file').allowed, false);
+  assert.equal((await decide(mode('architect'), 'write_file', { path: 'src/app.py' }, ctx)).error, 'file');
 });
 
-test('refuses an unknown tool and lists what the mode allows', () => {
-  const d = checkToolUse(mode('ask'), 'delete_everything', {}, ctx);
+test('refuses an unknown tool and lists what the mode allows', async () => {
+  const d = checkTool(mode('ask'), 'delete_everything');
   assert.deepEqual([d.allowed, d.group, d.error], [false, null, 'tool']);
   assert.match(d.reason, /Unknown tool "delete_everything"/);
   assert.match(d.reason, /read_file/);
@@ -57,96 +62,113 @@ test('refuses an unknown tool and lists what the mode allows', () => {
   assert.deepEqual(toolsAllowed(mode('orchestrator')), ['switch_mode', 'new_task', ...ALWAYS_AVAILABLE_TOOLS.filter((t) => t !== 'switch_mode' && t !== 'new_task')]);
 });
 
-test('architect edits Markdown only, matching unanchored like Roo', () => {
+test('architect edits Markdown only, matching unanchored like Roo', async () => {
   const architect = mode('architect');
-  const ok = checkToolUse(architect, 'write_to_file', { path: 'design.md' }, ctx);
+  const ok = await decide(architect, 'write_to_file', { path: 'design.md' }, ctx);
   assert.equal(ok.allowed, true);
   assert.deepEqual(ok.restriction, { fileRegex: '\\.md$', description: 'Markdown files only' });
-  assert.equal(checkToolUse(architect, 'apply_diff', { path: 'docs/deep/plan.md' }, ctx).allowed, true);
-  const no = checkToolUse(architect, 'apply_diff', { path: 'src/app.py' }, ctx);
+  assert.equal((await decide(architect, 'apply_diff', { path: 'docs/deep/plan.md' }, ctx)).allowed, true);
+  const no = await decide(architect, 'apply_diff', { path: 'src/app.py' }, ctx);
   assert.deepEqual([no.allowed, no.error, no.group], [false, 'file', 'edit']);
   assert.equal(no.reason, "Tool 'apply_diff' in mode '🏗️ Architect' can only edit files matching pattern: \\.md$ (Markdown files only). Got: src/app.py");
-  assert.equal(checkToolUse(architect, 'read_file', { path: 'src/app.py' }, ctx).allowed, true);
-  assert.equal(checkToolUse(architect, 'write_to_file', {}, ctx).allowed, true);
+  assert.equal((await decide(architect, 'read_file', { path: 'src/app.py' }, ctx)).allowed, true);
+  assert.equal(checkTool(architect, 'write_to_file').allowed, true);
 });
 
-test('file_path is checked like path, and Windows backslashes are normalised first', () => {
+test('file_path is checked like path, and Windows backslashes are normalised first', async () => {
   const m = custom([['edit', { fileRegex: '^docs/.*\\.md$' }]]);
-  assert.equal(checkToolUse(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx).allowed, true);
-  assert.equal(checkToolUse(m, 'write_to_file', { file_path: 'src\\a.md' }, ctx).allowed, false);
-  assert.equal(checkToolUse(m, 'write_to_file', { path: 'docs/a.md', file_path: 'src/x.ts' }, ctx).allowed, true);
+  assert.equal((await decide(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx)).allowed, true);
+  assert.equal((await decide(m, 'write_to_file', { file_path: 'src\\a.md' }, ctx)).allowed, false);
+  assert.equal((await decide(m, 'write_to_file', { path: 'docs/a.md', file_path: 'src/x.ts' }, ctx)).allowed, true);
 });
 
-test('refuses paths with control characters', () => {
+test('a pattern refusal names the normalised path, or the real target a link leads to', async () => {
+  const m = custom([['edit', { fileRegex: '^docs/' }]]);
+  const climbed = await decide(m, 'write_to_file', { path: 'docs/../src/main.ts' });
+  assert.deepEqual([climbed.allowed, climbed.error], [false, 'file']);
+  assert.match(climbed.reason, /matching pattern: \^docs\/\. Got: docs\/\.\.\/src\/main\.ts \(that is, src\/main\.ts\)$/);
+  const fs = fakeFs({ '/work': 'dir', '/work/project': 'dir', '/work/project/docs': '-> /work/project/src', '/work/project/src': 'dir' });
+  const linked = await decideToolUse(m, 'write_to_file', { path: 'docs/a.ts' }, ctx, fs);
+  assert.equal(linked.allowed, false);
+  assert.match(linked.reason, /Got: docs\/a\.ts, which leads to src\/a\.ts$/);
+  assert.deepEqual(linked.restriction, { fileRegex: '^docs/' });
+});
+
+test('an always-available tool given a path still has the path confined', async () => {
+  const d = await decide(mode('ask'), 'attempt_completion', { path: '../x' });
+  assert.deepEqual([d.allowed, d.error, d.group], [false, 'file', 'always']);
+});
+
+test('refuses paths with control characters', async () => {
   for (const path of ['a\u0000.md', 'a\n.md', 'x\u001b[2J.md', 'del\u007f.md']) {
-    const d = checkToolUse(mode('code'), 'read_file', { path }, { ...ctx, confineToProjectRoot: false });
+    const d = await decide(mode('code'), 'read_file', { path }, { ...ctx, confineToProjectRoot: false });
     assert.deepEqual([d.allowed, d.error], [false, 'file'], JSON.stringify(path));
     assert.match(d.reason, /control characters/);
   }
 });
 
-test('refuses a path that escapes the project root', () => {
+test('refuses a path that escapes the project root', async () => {
   for (const path of ['../x', '/etc/passwd', 'src/../../x', '..\\..\\secret', 'C:\\Windows\\system.ini']) {
-    const d = checkToolUse(mode('code'), 'read_file', { path }, ctx);
+    const d = await decide(mode('code'), 'read_file', { path }, ctx);
     assert.deepEqual([d.allowed, d.error], [false, 'file'], path);
     assert.match(d.reason, /outside the project root/);
   }
   for (const path of ['src/../README.md', '/work/project/src/a.ts', './a', 'a/..']) {
-    assert.equal(checkToolUse(mode('code'), 'read_file', { path }, ctx).allowed, true, path);
+    assert.equal((await decide(mode('code'), 'read_file', { path }, ctx)).allowed, true, path);
   }
-  assert.equal(checkToolUse(mode('code'), 'read_file', { path: '/etc/passwd' }, { ...ctx, confineToProjectRoot: false }).allowed, true);
-  const relativeToCwd = checkToolUse(mode('code'), 'read_file', { path: '../x' }, { projectRoot: null, confineToProjectRoot: true });
+  assert.equal((await decide(mode('code'), 'read_file', { path: '/etc/passwd' }, { ...ctx, confineToProjectRoot: false })).allowed, true);
+  const relativeToCwd = await decide(mode('code'), 'read_file', { path: '../x' }, { projectRoot: null, confineToProjectRoot: true });
   assert.equal(relativeToCwd.allowed, false);
   assert.match(relativeToCwd.reason, new RegExp(process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
 
-test('refuses an overlong path', () => {
-  const d = checkToolUse(mode('code'), 'read_file', { path: `a/${'b'.repeat(5000)}` }, ctx);
+test('refuses an overlong path', async () => {
+  const d = await decide(mode('code'), 'read_file', { path: `a/${'b'.repeat(5000)}` }, ctx);
   assert.deepEqual([d.allowed, d.error], [false, 'file']);
   assert.match(d.reason, /longer than 4096/);
 });
 
-test('refuses a path that is not a string', () => {
-  const d = checkToolUse(mode('code'), 'read_file', { path: 42 }, ctx);
+test('refuses a path that is not a string', async () => {
+  const d = await decide(mode('code'), 'read_file', { path: 42 }, ctx);
   assert.deepEqual([d.allowed, d.error], [false, 'file']);
 });
 
-test('qualified MCP names belong to the mcp group and honour the allow-list with wildcards', () => {
-  assert.equal(checkToolUse(mode('code'), 'mcp__github__create_issue', {}, ctx).allowed, true);
-  assert.equal(checkToolUse(mode('code'), 'mcp__github__create_issue', {}, ctx).group, 'mcp');
-  const o = checkToolUse(mode('orchestrator'), 'mcp__github__create_issue', {}, ctx);
+test('qualified MCP names belong to the mcp group and honour the allow-list with wildcards', async () => {
+  assert.equal(checkTool(mode('code'), 'mcp__github__create_issue').allowed, true);
+  assert.equal(checkTool(mode('code'), 'mcp__github__create_issue').group, 'mcp');
+  const o = checkTool(mode('orchestrator'), 'mcp__github__create_issue');
   assert.deepEqual([o.allowed, o.error, o.group], [false, 'tool', 'mcp']);
   const narrowed = custom([['mcp', { tools: ['mcp__github__*', 'mcp__fs__read_file'] }]]);
-  assert.equal(checkToolUse(narrowed, 'mcp__github__create_issue', {}, ctx).allowed, true);
-  assert.equal(checkToolUse(narrowed, 'mcp__fs__read_file', {}, ctx).allowed, true);
-  const refused = checkToolUse(narrowed, 'mcp__fs__write_file', {}, ctx);
+  assert.equal(checkTool(narrowed, 'mcp__github__create_issue').allowed, true);
+  assert.equal(checkTool(narrowed, 'mcp__fs__read_file').allowed, true);
+  const refused = checkTool(narrowed, 'mcp__fs__write_file');
   assert.deepEqual([refused.allowed, refused.error], [false, 'tool']);
   assert.match(refused.reason, /allow-list/);
-  assert.equal(checkToolUse(narrowed, 'use_mcp_tool', {}, ctx).allowed, true);
-  assert.equal(checkToolUse(custom([['mcp', { tools: ['mcp__*'] }]]), 'mcp__any__thing', {}, ctx).allowed, true);
+  assert.equal(checkTool(narrowed, 'use_mcp_tool').allowed, true);
+  assert.equal((await decide(custom([['mcp', { tools: ['mcp__*'] }]]), 'mcp__any__thing', {}, ctx)).allowed, true);
   // Roo's own dynamic names (mcp_<server>_<tool>) belong to mcp too, but never pass an allow-list.
-  assert.equal(checkToolUse(mode('code'), 'mcp_github_create_issue', {}, ctx).allowed, true);
-  assert.equal(checkToolUse(mode('orchestrator'), 'mcp_github_create_issue', {}, ctx).allowed, false);
-  assert.equal(checkToolUse(narrowed, 'mcp_github_create_issue', {}, ctx).allowed, false);
-  const malformed = checkToolUse(mode('code'), 'mcp__github', {}, ctx);
+  assert.equal(checkTool(mode('code'), 'mcp_github_create_issue').allowed, true);
+  assert.equal(checkTool(mode('orchestrator'), 'mcp_github_create_issue').allowed, false);
+  assert.equal(checkTool(narrowed, 'mcp_github_create_issue').allowed, false);
+  const malformed = checkTool(mode('code'), 'mcp__github');
   assert.deepEqual([malformed.allowed, malformed.error], [false, 'tool']);
 });
 
-test('an unusable fileRegex refuses every edit, as in Roo', () => {
+test('an unusable fileRegex refuses every edit, as in Roo', async () => {
   const m = compileMode({ slug: 'x', name: 'X', roleDefinition: 'r', source: 'project', groups: [['edit', { fileRegex: '(a+)+' }]] });
   assert.equal(m.compiled.edit?.regex, null);
-  assert.equal(checkToolUse(m, 'write_to_file', { path: 'aaa' }, ctx).error, 'file');
+  assert.equal((await decide(m, 'write_to_file', { path: 'aaa' }, ctx)).error, 'file');
 });
 
-test('regexes are compiled once per mode, not per check', () => {
+test('regexes are compiled once per mode, not per check', async () => {
   const m = mode('architect');
   const regex = m.compiled.edit!.regex;
-  checkToolUse(m, 'write_to_file', { path: 'a.md' }, ctx);
+  await decide(m, 'write_to_file', { path: 'a.md' }, ctx);
   assert.equal(m.compiled.edit!.regex, regex);
   assert.equal(regex!.global, false);
 });
 
-test('describeToolGroups reports six groups in order with the edit restriction', () => {
+test('describeToolGroups reports six groups in order with the edit restriction', async () => {
   const rows = describeToolGroups(mode('architect'));
   assert.deepEqual(rows.map((r) => [r.group, r.enabled]), [
     ['read', true], ['edit', true], ['browser', true], ['command', false], ['mcp', true], ['modes', true],

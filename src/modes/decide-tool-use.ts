@@ -1,0 +1,59 @@
+// The single entry point for "may this mode use this tool on this file?": the tool rules
+// (checkTool) and the path decision (decidePath), worded for people. It owns no state and caches nothing.
+import { resolve } from 'node:path';
+import { checkTool, type CompiledMode, type PermissionContext, type PermissionDecision } from './permissions.js';
+import { decidePath } from '../paths/decide.js';
+import { liveFsView } from '../paths/live-fs.js';
+import type { FsView } from '../paths/resolve.js';
+
+/** The path a Roo tool acts on: `path`, else `file_path`; empty means none was given. */
+function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: string; bad?: unknown } {
+  for (const v of [args.path, args.file_path]) {
+    if (v === undefined || v === null || v === '') continue;
+    return typeof v === 'string' ? { path: v } : { bad: v };
+  }
+  return {};
+}
+
+/**
+ * Decides a tool call the way validate_tool_use, its `enforce` form, hooks and mode authoring all
+ * must: the tool first, then (when a path is given) the path resolved as a write would, confined
+ * to the project and matched against the mode's pattern. `fs` is the live file system unless a
+ * test passes a table; a fresh live view per call means no answer outlives its call.
+ */
+export async function decideToolUse(
+  mode: CompiledMode,
+  toolName: string,
+  args: { path?: unknown; file_path?: unknown },
+  ctx: PermissionContext,
+  fs: FsView = liveFsView(),
+): Promise<PermissionDecision> {
+  const tool = checkTool(mode, toolName);
+  const { pattern, ...decision } = tool;
+  if (!decision.allowed) return decision;
+  const picked = pickPath(args);
+  if (picked.bad !== undefined) {
+    return { ...decision, allowed: false, error: 'file', reason: `The path given to "${toolName}" must be a string.` };
+  }
+  if (picked.path === undefined) {
+    // An edit tool in a mode restricted to a pattern cannot be judged without its file: refused,
+    // saying which files the mode may edit and that the path is needed.
+    if (decision.group !== 'edit' || !decision.restriction) return decision;
+    const { fileRegex, description } = decision.restriction;
+    return {
+      ...decision, allowed: false, error: 'file',
+      reason: `Tool "${toolName}" in ${mode.name} (${mode.slug}) may edit only files matching ${fileRegex}${description ? ` (${description})` : ''}; pass file_path to check a file.`,
+    };
+  }
+  const raw = picked.path;
+  const root = resolve(ctx.projectRoot ?? process.cwd());
+  const path = await decidePath(raw, { root, confine: ctx.confineToProjectRoot, pattern: pattern ?? null }, fs);
+  if (path.allowed) return decision;
+  const refused = { ...decision, allowed: false, error: 'file' as const };
+  if (path.refusal !== 'pattern') return { ...refused, reason: `Path refused: ${path.problem}.` };
+  // Roo's own wording for a pattern refusal, then what the real target was when that failed.
+  const r = decision.restriction!;
+  const roo = `Tool '${toolName}' in mode '${mode.name}' can only edit files matching pattern: ${r.fileRegex}${r.description ? ` (${r.description})` : ''}. Got: ${raw}`;
+  if (path.target !== undefined) return { ...refused, reason: `${roo}, which leads to ${path.target}` };
+  return { ...refused, reason: path.name === raw ? roo : `${roo} (that is, ${path.name})` };
+}

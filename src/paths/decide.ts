@@ -1,0 +1,105 @@
+// The one path decision: read the client's text, resolve it as a write would, confine it to the
+// project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
+import { type FsView, locate } from './resolve.js';
+import { absoluteText, climbsAfterName, lexical, parseClientPath, relativeText, splitParts, startsWithParts } from './text.js';
+
+export interface PathRules {
+  /** The project root, absolute (it may itself lead through links). */
+  readonly root: string;
+  /** Refuse anything whose name or real target is outside the root. */
+  readonly confine: boolean;
+  /** The mode's fileRegex when the tool edits; compiled once per mode load, never here. */
+  readonly pattern: RegExp | null;
+}
+
+export type PathRefusal =
+  /** The text itself: empty, too long, control characters, a Windows drive. */
+  | 'text'
+  /** The name or its real target leaves the project root. */
+  | 'outside'
+  /** The path cannot be followed: a link loop, a file used as a folder, an unreadable folder. */
+  | 'unresolvable'
+  /** The name or the real target does not match the mode's pattern. */
+  | 'pattern';
+
+export type PathDecision =
+  | { readonly allowed: true; readonly name: string; readonly target: string }
+  | {
+    readonly allowed: false; readonly refusal: PathRefusal; readonly problem: string;
+    /** The normalised, project-relative name, once known. */
+    readonly name?: string;
+    /** The project-relative real target the refusal is about, when it is not the name. */
+    readonly target?: string;
+  };
+
+/**
+ * How it works, in order:
+ * 1. the text is read (`\` and `/` separate; `.` and `..` applied as path.resolve does), giving
+ *    the name the pattern sees: project-relative, as Roo's tools would write it;
+ * 2. the root and the path are walked like the kernel walks a write (see walk); when the text
+ *    climbs with `..` after a name, it is walked both as written and as normalised, because
+ *    kernel and path.resolve disagree after a link; every walk must pass;
+ * 3. each real target must lie under the root's real location, and the pattern must match the
+ *    name and every target, relative to the project.
+ * No result is cached between calls: a link swapped between two calls is seen by the second.
+ */
+export async function decidePath(raw: string, rules: PathRules, fs: FsView): Promise<PathDecision> {
+  const read = parseClientPath(raw);
+  if (!read.ok) return { allowed: false, refusal: 'text', problem: read.problem };
+  const { absolute, parts } = read.path;
+  const rootParts = lexical([], splitParts(rules.root.replace(/\\/g, '/'), /\/+/)).parts;
+
+  // The name: lexical, relative to the root as configured.
+  const norm = lexical(absolute ? [] : rootParts, parts);
+  let nameParts = norm.above === 0 && startsWithParts(norm.parts, rootParts) ? norm.parts.slice(rootParts.length) : null;
+  const needsWalk = rules.confine || rules.pattern !== null;
+  if (!needsWalk) return { allowed: true, name: nameText(nameParts, norm.parts, rootParts), target: nameText(nameParts, norm.parts, rootParts) };
+
+  // The root and the path are resolved at once; a path under the root as configured resolves the
+  // same as under its real location, since the kernel (and walk) follow the root's own links.
+  const rootWalk = locate(rootParts, fs);
+  if (nameParts === null && absolute) {
+    // An absolute name may spell the root's real location instead of the configured one.
+    const realRoot = await rootWalk;
+    if (realRoot.ok && startsWithParts(norm.parts, realRoot.parts)) nameParts = norm.parts.slice(realRoot.parts.length);
+  }
+  const name = nameText(nameParts, norm.parts, rootParts);
+  if (nameParts === null && rules.confine) {
+    return { allowed: false, refusal: 'outside', name, problem: `"${raw}" is outside the project root ${rules.root}` };
+  }
+
+  // The walks: as normalised (what path.resolve-based tools write), and as written when they may
+  // differ. A trailing separator (kept as a final `.`) still demands a folder after normalisation.
+  const folder = parts[parts.length - 1] === '.' ? ['.'] : [];
+  const plans: (readonly string[])[] = [[...(nameParts !== null ? [...rootParts, ...nameParts] : norm.parts), ...folder]];
+  if (climbsAfterName(parts)) plans.push([...(absolute ? [] : rootParts), ...parts]);
+  const [rootResult, ...reals] = await Promise.all([rootWalk, ...plans.map((plan) => locate(plan, fs))]);
+  const realRoot = rootResult!;
+  if (!realRoot.ok) return { allowed: false, refusal: 'unresolvable', problem: `the project root cannot be followed: ${realRoot.problem}` };
+  const targets: string[] = [];
+  for (const real of reals) {
+    if (!real.ok) return { allowed: false, refusal: 'unresolvable', name, problem: `"${raw}" cannot be followed: ${real.problem}` };
+    const inside = startsWithParts(real.parts, realRoot.parts);
+    const target = inside ? real.parts.slice(realRoot.parts.length).join('/') || '.' : relativeText(realRoot.parts, real.parts);
+    if (!inside && rules.confine) {
+      return { allowed: false, refusal: 'outside', name, target, problem: `"${raw}" leads to ${absoluteText(real.parts)}, outside the project root ${rules.root}` };
+    }
+    targets.push(target);
+  }
+
+  if (rules.pattern !== null) {
+    if (!rules.pattern.test(name)) return { allowed: false, refusal: 'pattern', name, problem: `"${name}" does not match ${rules.pattern.source}` };
+    for (const target of targets) {
+      if (!rules.pattern.test(target)) {
+        return { allowed: false, refusal: 'pattern', name, target, problem: `"${name}" leads to "${target}", which does not match ${rules.pattern.source}` };
+      }
+    }
+  }
+  return { allowed: true, name, target: targets[0]! };
+}
+
+/** The name as the pattern sees it: project-relative when inside, else relative with `..`. */
+function nameText(inside: readonly string[] | null, whole: readonly string[], root: readonly string[]): string {
+  if (inside !== null) return inside.join('/') || '.';
+  return relativeText(root, whole);
+}

@@ -1,0 +1,96 @@
+// Where a path really leads, found the way the kernel walks it for a write: every component in
+// turn, symbolic links followed wherever they sit (dangling ones too). No I/O: facts come from a FsView.
+import { absoluteText, splitParts } from './text.js';
+
+/** What one lstat (and readlink, for a link) says about an absolute path. */
+export type Entry =
+  | { readonly kind: 'dir' | 'file' | 'other' | 'missing' }
+  | { readonly kind: 'link'; readonly target: string }
+  | { readonly kind: 'error'; readonly code: string };
+
+/** The file system as the decision sees it; the live one asks the OS, tests use a table. */
+export interface FsView {
+  entry(absolutePath: string): Promise<Entry>;
+  /**
+   * Optional shortcut: the OS's realpath of an existing path (one round trip for what walk finds
+   * component by component), or null when it does not resolve (missing, loop, not a folder…).
+   */
+  realpath?(absolutePath: string): Promise<string | null>;
+}
+
+/** Linux gives up (ELOOP) after following this many links in one lookup; so do we. */
+export const MAX_LINK_HOPS = 40;
+/** Folders asked for ahead of the walk: deeper real trees are rare, and a hostile a/a/a/… must not flood the thread pool. */
+const PREFETCH_DEPTH = 32;
+
+export type Walk =
+  | { ok: true; parts: string[]; exists: boolean }
+  | { ok: false; problem: string };
+
+/**
+ * How it works: `pos` is always a real location (no links in it). Each component is looked up
+ * under it; a link is replaced by its target's components (from `/` when absolute, else from the
+ * link's folder), so `..` inside or after a link climbs from where the link leads, as in the
+ * kernel. Once a component is missing, the rest cannot exist either and is applied as text (the
+ * write would create the folders); a `..` back above that point returns to real ground.
+ */
+export async function walk(start: readonly string[], parts: readonly string[], fs: FsView): Promise<Walk> {
+  const pos = [...start];
+  const pending = [...parts].reverse(); // a stack: the next component is on top
+  let hops = 0;
+  let missingFrom = -1; // pos.length when the first missing component was pushed; -1 while all exist
+  let last: 'dir' | 'file' | 'other' = 'dir'; // what pos names, while it exists
+  const notDir = (): Walk => ({ ok: false, problem: `${absoluteText(pos)} is a ${last === 'file' ? 'file' : 'special file'}, not a folder` });
+
+  while (pending.length > 0) {
+    const part = pending.pop()!;
+    const real = missingFrom < 0;
+    if (real && last !== 'dir') return notDir();
+    if (part === '.') continue;
+    if (part === '..') {
+      pos.pop();
+      if (!real && pos.length < missingFrom) missingFrom = -1;
+      last = 'dir';
+      continue;
+    }
+    pos.push(part);
+    if (!real) continue;
+    const found = await fs.entry(absoluteText(pos));
+    switch (found.kind) {
+      case 'missing':
+        missingFrom = pos.length;
+        break;
+      case 'dir': case 'file': case 'other':
+        last = found.kind;
+        break;
+      case 'link': {
+        if (++hops > MAX_LINK_HOPS) return { ok: false, problem: `more than ${MAX_LINK_HOPS} symbolic links in a row (a loop?) at ${absoluteText(pos)}` };
+        pos.pop();
+        if (found.target.startsWith('/')) pos.length = 0;
+        // A link's target is the kernel's text: only `/` separates there.
+        const target = splitParts(found.target, /\/+/);
+        for (let i = target.length - 1; i >= 0; i--) pending.push(target[i]!);
+        last = 'dir';
+        break;
+      }
+      case 'error':
+        return { ok: false, problem: `${absoluteText(pos)} cannot be examined (${found.code})` };
+    }
+  }
+  return { ok: true, parts: pos, exists: missingFrom < 0 };
+}
+
+/**
+ * Resolves absolute `parts`: through the view's realpath when it has one and the path exists,
+ * else by walk, after asking for every plain prefix at once (one round trip rather than one per folder).
+ */
+export async function locate(parts: readonly string[], fs: FsView): Promise<Walk> {
+  if (fs.realpath) {
+    const real = await fs.realpath(absoluteText(parts));
+    if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
+  }
+  for (let i = 1; i <= Math.min(parts.length, PREFETCH_DEPTH) && parts[i - 1] !== '..' && parts[i - 1] !== '.'; i++) {
+    fs.entry(absoluteText(parts.slice(0, i))).catch(() => undefined); // the walk meets any failure itself
+  }
+  return walk([], parts, fs);
+}

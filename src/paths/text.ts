@@ -1,0 +1,80 @@
+// The text half of a path decision: what a client's path string says, read one documented way
+// (`\` is a separator, as Windows clients mean it). Pure: it never touches the file system.
+
+/** Longer paths are refused: no file system needs them, and they bound the cost of a pattern test. */
+export const MAX_PATH_LENGTH = 4096;
+
+// Any C0 control character or DEL: no legitimate file name needs one, and they hide tricks in logs.
+const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
+/** `C:` or `c:` followed by a separator (or nothing): a Windows drive, never a POSIX name. */
+const WINDOWS_DRIVE = /^[a-zA-Z]:(\/|$)/;
+
+/** A client's path split into components; `.` and `..` are kept, empty components dropped. */
+export interface ParsedPath {
+  readonly absolute: boolean;
+  /** Components in order; a trailing separator becomes a final `.` (the path must be a folder). */
+  readonly parts: readonly string[];
+}
+
+export type TextVerdict = { ok: true; path: ParsedPath } | { ok: false; problem: string };
+
+/** Splits text on `sep`, dropping empty components, and keeps a trailing separator as `.`. */
+export function splitParts(text: string, sep: RegExp): string[] {
+  const raw = text.split(sep);
+  const parts = raw.filter((p) => p !== '');
+  if (raw.length > 1 && raw[raw.length - 1] === '' && parts.length > 0) parts.push('.');
+  return parts;
+}
+
+/** Reads a client's path; refuses text no file name should carry. */
+export function parseClientPath(raw: string): TextVerdict {
+  if (raw.length === 0) return { ok: false, problem: 'the path is empty' };
+  if (raw.length > MAX_PATH_LENGTH) return { ok: false, problem: `the path is longer than ${MAX_PATH_LENGTH} characters` };
+  if (CONTROL_CHARS.test(raw)) return { ok: false, problem: 'the path contains control characters' };
+  const text = raw.replace(/\\/g, '/');
+  if (WINDOWS_DRIVE.test(text)) return { ok: false, problem: `"${raw}" is an absolute Windows path, outside the project root` };
+  return { ok: true, path: { absolute: text.startsWith('/'), parts: splitParts(text, /\/+/) } };
+}
+
+/**
+ * Applies `.` and `..` as text, the way path.resolve (and so Roo's tools) does, on top of `base`.
+ * Returns the components and how many `..` climbed above `base` (0 when the path stays under it).
+ */
+export function lexical(base: readonly string[], parts: readonly string[]): { parts: string[]; above: number } {
+  const out = [...base];
+  let above = 0;
+  for (const part of parts) {
+    if (part === '.') continue;
+    if (part !== '..') out.push(part);
+    else if (out.length > base.length) out.pop();
+    else if (out.length > 0) { out.pop(); above++; } else above++;
+  }
+  return { parts: out, above };
+}
+
+/** True when `parts` begins with every component of `prefix` (case-sensitive, as POSIX names are). */
+export function startsWithParts(parts: readonly string[], prefix: readonly string[]): boolean {
+  if (parts.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (parts[i] !== prefix[i]) return false;
+  return true;
+}
+
+/** Whether a `..` follows a name in `parts`: then the kernel and path.resolve may disagree. */
+export function climbsAfterName(parts: readonly string[]): boolean {
+  let named = false;
+  for (const part of parts) {
+    if (part === '..') { if (named) return true; } else if (part !== '.') named = true;
+  }
+  return false;
+}
+
+/** `to` relative to `from`, both absolute component lists, with `..` where it climbs; `.` when equal. */
+export function relativeText(from: readonly string[], to: readonly string[]): string {
+  let common = 0;
+  while (common < from.length && common < to.length && from[common] === to[common]) common++;
+  const parts = [...Array<string>(from.length - common).fill('..'), ...to.slice(common)];
+  return parts.length === 0 ? '.' : parts.join('/');
+}
+
+/** An absolute path from its components. */
+export const absoluteText = (parts: readonly string[]): string => `/${parts.join('/')}`;
