@@ -65,10 +65,11 @@ const groupLabel = (g: GroupEntry): string =>
 
 const USAGE = `Usage: roo-modes-server modes [--json] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
 
-Lists the modes in force: built-in, global (modes.yaml or custom_modes.yaml in the config dir)
-and project (.roomodes, or the active mode set), with any problems found in those files.
+Lists the modes in force and the file each came from: project (.roomodes or the active mode
+set, then .kilocodemodes), global (modes.yaml or custom_modes.yaml in the config dir, then Kilo
+Code's global files) and built-in, with any problems found in those files.
 
-  --json                 print {"modes": [...], "errors": [...]} instead of a table
+  --json                 print {"modes": [...], "errors": [...], "warnings": [...]} instead of a table
   --project-root DIR     the project (default: $ROO_PROJECT_ROOT or the current directory)
   --config-dir DIR       the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)
   --global-modes-file F  use this global modes file instead of the config dir's
@@ -93,7 +94,9 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
     io.err(`modes: unexpected argument ${JSON.stringify(args.rest[0])} (see roo-modes-server modes --help)\n`);
     return 2;
   }
-  const cat = await loadCatalogue({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
+  const cat = await loadCatalogue({
+    projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile, homeDir: io.env.HOME || homedir(),
+  });
   if (args.json) {
     const modes = cat.modes.map((m) => ({
       slug: m.slug, name: m.name, source: m.source, ...(m.file !== undefined ? { file: m.file } : {}),
@@ -102,16 +105,19 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
       ...(m.description !== undefined ? { description: m.description } : {}),
       ...(m.customInstructions !== undefined ? { customInstructions: m.customInstructions } : {}),
       groups: m.groups,
+      ...(m.allowedMcpServers !== undefined ? { allowedMcpServers: m.allowedMcpServers } : {}),
+      ...(m.iconName !== undefined ? { iconName: m.iconName } : {}),
     }));
     const errors = cat.issues.map((i) => ({
       file: i.file, line: i.line ?? 1, ...(i.column !== undefined ? { column: i.column } : {}),
       ...(i.slug !== undefined ? { slug: i.slug } : {}), message: i.message,
     }));
-    io.out(`${JSON.stringify({ modes, errors }, null, 2)}\n`);
+    const warnings = cat.warnings.map((w) => ({ file: w.file, line: w.line ?? 1, message: w.message }));
+    io.out(`${JSON.stringify({ modes, errors, warnings }, null, 2)}\n`);
     return 0;
   }
-  const rows = [['SLUG', 'NAME', 'SOURCE', 'GROUPS'], ...cat.modes.map((m) => [
-    m.slug, m.name, m.source, m.groups.map(groupLabel).join(', ') || '(none)',
+  const rows = [['SLUG', 'NAME', 'SOURCE', 'GROUPS', 'FILE'], ...cat.modes.map((m) => [
+    m.slug, m.name, m.source, m.groups.map(groupLabel).join(', ') || '(none)', m.file ?? '(built-in)',
   ])];
   io.out(`${table(rows)}\n`);
   if (cat.issues.length > 0) {

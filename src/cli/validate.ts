@@ -6,8 +6,8 @@ import { formatIssue, parseModeArgs, type CliIo } from './modes.js';
 
 const USAGE = `Usage: roo-modes-server validate [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]
 
-Checks mode files (.roomodes, custom_modes.yaml, mode sets) by Roo Code's rules and prints each
-problem as file:line:column: message. Without FILE it checks the project's and the global mode file.
+Checks mode files (.roomodes, .kilocodemodes, custom_modes.yaml, mode sets) by Roo Code's rules and prints each
+problem as file:line:column: message. Without FILE it checks every source file that exists (see the precedence table in the README).
 Exits 1 when a problem was found, 0 otherwise.
 `;
 
@@ -26,10 +26,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     targets = args.rest.map((f) => ({ file: resolve(f), jsonFallback: true, explicit: true }));
   } else {
     const found = await resolveModeFiles({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile });
-    targets = [
-      ...(found.project ? [{ file: found.project.file, jsonFallback: true, explicit: false }] : []),
-      ...(found.global ? [{ file: found.global, jsonFallback: false, explicit: false }] : []),
-    ];
+    targets = found.layers.map((l) => ({ file: l.file, jsonFallback: l.jsonFallback, explicit: false }));
     for (const note of found.notices) io.out(`${formatIssue(note)} (note)\n`);
   }
   let problems = 0;
@@ -46,6 +43,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     checked++;
     for (const issue of layer.issues) io.out(`${formatIssue(issue)}\n`);
     for (const note of layer.notices) io.out(`${formatIssue(note)} (note)\n`);
+    for (const warning of layer.warnings) io.out(`${formatIssue(warning)} (warning)\n`);
     problems += layer.issues.length;
     if (layer.issues.length === 0) io.out(`${t.file}: ok, ${layer.modes.length} mode${layer.modes.length === 1 ? '' : 's'}\n`);
   }

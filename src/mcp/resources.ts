@@ -117,6 +117,16 @@ function fullMode(m: CompiledMode): Record<string, unknown> {
     description: m.description ?? null, when_to_use: m.whenToUse ?? null,
     role_definition: m.roleDefinition, custom_instructions: m.customInstructions ?? null,
     tool_groups: toolGroupsObject(describeToolGroups(m)),
+    ...dialectFields(m),
+  };
+}
+
+/** Zoo's and Kilo's extra fields, only when the mode has them. */
+function dialectFields(m: CompiledMode): Record<string, unknown> {
+  return {
+    ...(m.allowedMcpServers !== undefined ? { allowedMcpServers: m.allowedMcpServers } : {}),
+    ...(m.iconName !== undefined ? { iconName: m.iconName } : {}),
+    ...(m.declaredSource !== undefined ? { declared_source: m.declaredSource } : {}),
   };
 }
 
@@ -124,5 +134,6 @@ function configOf(m: CompiledMode): Record<string, unknown> {
   return {
     slug: m.slug, name: m.name, source: m.source, groups: m.groups,
     description: m.description ?? null, when_to_use: m.whenToUse ?? null,
+    ...dialectFields(m),
   };
 }

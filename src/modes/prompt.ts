@@ -34,6 +34,7 @@ function toolsSection(mode: Mode): string {
     if (r.fileRegex !== undefined) limit = ` (only files whose path matches ${r.fileRegex}${r.description ? `: ${r.description}` : ''})`;
     let extra = '';
     if (r.group === 'mcp') extra = r.mcpTools ? `; MCP server tools matching ${r.mcpTools.join(', ')}` : '; and the tools of connected MCP servers (mcp__<server>__<tool>)';
+    if (r.group === 'mcp' && r.mcpServers) extra += `; only from these MCP servers: ${r.mcpServers.join(', ') || 'none'}`;
     lines.push(`- ${r.group}${limit}: ${r.tools.join(', ')}${extra}`);
   }
   const missing = rows.filter((r) => !r.enabled).map((r) => r.group);

@@ -6,7 +6,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { builtinModes } from './builtin.js';
 import { compileMode } from './permissions.js';
-import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, type ModeSourcesConfig } from './catalogue.js';
+import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, sourcePaths, type ModeSourcesConfig } from './catalogue.js';
+import { allCandidates } from './sources.js';
 
 export type { ModeSourcesConfig } from './catalogue.js';
 export type ModesChange = { changedSlugs: string[]; listChanged: boolean };
@@ -107,6 +108,9 @@ export class ModeRegistry {
         this.#log.warn(`${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.message}`);
       }
     }
+    if (JSON.stringify(after.warnings) !== JSON.stringify(before.warnings)) {
+      for (const w of after.warnings) this.#log.warn(`${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`);
+    }
     if (JSON.stringify(after.notices) !== JSON.stringify(before.notices)) {
       for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
     }
@@ -123,13 +127,10 @@ export class ModeRegistry {
   /** The files whose changes matter, as the last load saw the configuration. */
   #targets(): string[] {
     const c = this.#config;
-    const out = c.globalModesFile !== null
-      ? [resolve(c.globalModesFile)]
-      : [resolve(c.configDir, 'modes.yaml'), resolve(c.configDir, 'custom_modes.yaml')];
+    const out = allCandidates(sourcePaths(c));
     if (c.projectRoot !== null) {
-      const root = resolve(c.projectRoot);
-      const sets = resolve(root, c.modesetsDir ?? DEFAULT_MODESETS_DIR);
-      out.push(join(root, '.roomodes'), join(sets, 'active_mode_set'), join(sets, 'roles', ANY));
+      const sets = resolve(resolve(c.projectRoot), c.modesetsDir ?? DEFAULT_MODESETS_DIR);
+      out.push(join(sets, 'active_mode_set'), join(sets, 'roles', ANY));
     }
     return out;
   }
