@@ -132,7 +132,7 @@ async function serve(argv: string[]): Promise<number> {
         progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
         rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
       });
-      await s.start(await listing(), (e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
+      await s.start(await listing(), (e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true));
       return s;
     });
     started.services.catch((err: unknown) => { log.error('the server could not start its services', err); });

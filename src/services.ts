@@ -35,6 +35,7 @@ export class Services {
       globalModesFile: config.paths.global_modes_file,
       modesetsDir: config.modesets.dir,
       convertDocument: convertLegacyRoles,
+      agentRules: config.prompts.use_agent_rules,
     }, log.child('modes'));
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
@@ -118,7 +119,9 @@ export class Services {
   /** Composed on each call: rules files are read fresh, so edits to them show at once. */
   async systemPrompt(mode: CompiledMode): Promise<string> {
     const { buildSystemPrompt } = await import('./modes/prompt.js'); // loaded when first asked for
-    return buildSystemPrompt(mode, this.modes.current.modes, { projectRoot: this.projectRoot, homeDir: homedir() });
+    return buildSystemPrompt(mode, this.modes.current.modes, {
+      projectRoot: this.projectRoot, homeDir: homedir(), useAgentRules: this.config.prompts.use_agent_rules,
+    });
   }
 
   async close(): Promise<void> {

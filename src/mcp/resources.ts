@@ -82,9 +82,9 @@ export class ModeResources {
 
   /** Subscribed URIs whose content changed: the changed slugs' resources, and every system prompt
    * (a prompt lists the other modes, so any change to the catalogue may change its text). */
-  affected(slugs: readonly string[], listChanged: boolean): string[] {
+  affected(slugs: readonly string[], listChanged: boolean, promptsChanged = false): string[] {
     const set = new Set(slugs);
-    const anyChange = listChanged || slugs.length > 0;
+    const anyChange = listChanged || slugs.length > 0 || promptsChanged;
     return [...this.#subscribed].filter((uri) => {
       const m = URI.exec(uri);
       return m !== null && (set.has(m[1]!) || (anyChange && m[2] === '/system_prompt'));

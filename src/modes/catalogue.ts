@@ -26,6 +26,8 @@ export interface ModeSourcesConfig {
   convertDocument?: (value: unknown, file: string) => unknown;
   /** Home of the Kilo Code sources (default: the user's home). */
   homeDir?: string;
+  /** Whether AGENTS.md and friends feed the prompts (then the watcher reports their edits); default true. */
+  agentRules?: boolean;
 }
 
 /** The path facts the source table needs, from a sources config. */
