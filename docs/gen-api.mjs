@@ -50,7 +50,7 @@ const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path,
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
 
 /**
- * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts,
+ * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts,
  * src/modesets/tools.ts, src/ipc/tools.ts). The order of this table is the order of the document,
  * and it must name every file in schemas/tools/.
  */
@@ -76,6 +76,11 @@ const TOOL_ERRORS = {
   ],
   get_task_info: [...SESSION_GONE],
   complete_task: [...SESSION_GONE, ['VALIDATION_ERROR', 'the task was already finished']],
+  export_mode: [['MODE_NOT_FOUND', '`mode_slug` names no mode']],
+  import_mode: [
+    ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
+    ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link'],
+  ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
   orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],
   orchestrator_mode_create: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set already exists, the template is missing or unreadable, or a custom role is malformed']],

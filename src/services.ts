@@ -8,6 +8,8 @@ import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
+import { exchangeTools } from './mcp/exchange-tools.js';
+import type { ScopeConfig } from './modes/mode-writes.js';
 import { SymlinkGuard } from './modes/confine.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
@@ -65,7 +67,9 @@ export class Services {
       systemPrompt: (m) => this.systemPrompt(m),
       symlinks: new SymlinkGuard(),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs)];
+    }), this.#lazyModesetTools(specs), exchangeTools({
+      catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
+    })];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
@@ -106,6 +110,12 @@ export class Services {
       };
     }
     return handlers;
+  }
+
+  /** Where the mode files and rules folders of each scope are, for the tools that write them. */
+  scopeConfig(): ScopeConfig {
+    const p = this.config.paths;
+    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir() };
   }
 
   /** Uses the client's root when none was configured, and reloads the modes from there. */
