@@ -50,7 +50,7 @@ const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path,
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
 
 /**
- * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts,
+ * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts, authoring-tools.ts,
  * src/modesets/tools.ts, src/ipc/tools.ts). The order of this table is the order of the document,
  * and it must name every file in schemas/tools/.
  */
@@ -77,6 +77,26 @@ const TOOL_ERRORS = {
   get_task_info: [...SESSION_GONE],
   complete_task: [...SESSION_GONE, ['VALIDATION_ERROR', 'the task was already finished']],
   export_mode: [['MODE_NOT_FOUND', '`mode_slug` names no mode']],
+  create_mode: [
+    ['VALIDATION_ERROR', 'the mode breaks the loading rules, the slug exists in that scope, no project root, or the mode file does not parse'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+  ],
+  update_mode: [
+    ['MODE_NOT_FOUND', '`slug` names no mode'],
+    ['VALIDATION_ERROR', 'a built-in mode, the scope\'s file does not define it, the result breaks the loading rules, or the file does not parse'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+  ],
+  delete_mode: [
+    ['MODE_NOT_FOUND', '`slug` names no mode'],
+    ['VALIDATION_ERROR', 'a built-in mode, or the scope\'s file does not define it'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode file or rules folder is refused; or the rules folder leads out through a link'],
+  ],
   import_mode: [
     ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
     ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link'],

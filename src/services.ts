@@ -9,6 +9,9 @@ import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
+import { authoringTools } from './mcp/authoring-tools.js';
+import type { PlannedWrite } from './modes/authoring.js';
+import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from './rpc/errors.js';
 import type { ScopeConfig } from './modes/mode-writes.js';
 import { SymlinkGuard } from './modes/confine.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
@@ -60,15 +63,19 @@ export class Services {
     await this.modes.watch(onModesChanged);
     await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
+    const symlinks = new SymlinkGuard();
     const families: ToolFamily[] = [modeTools({
       catalogue: () => this.modes.current,
       sessions: this.sessions,
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
-      symlinks: new SymlinkGuard(),
+      symlinks,
       now: () => Date.now(),
     }), this.#lazyModesetTools(specs), exchangeTools({
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
+    }), authoringTools({
+      catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
+      sessionGate: (id, plan) => this.#sessionGate(id, plan, symlinks),
     })];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
@@ -110,6 +117,24 @@ export class Services {
       };
     }
     return handlers;
+  }
+
+  /**
+   * A session may author modes only as its mode may write the mode file (and rules folder): the
+   * edit group, a file pattern admitting the file, and the project-root confinement.
+   */
+  async #sessionGate(sessionId: string, plan: PlannedWrite, symlinks: SymlinkGuard): Promise<void> {
+    const s = await this.sessions.get(sessionId);
+    const mode = this.modes.current.get(s.task.mode_slug);
+    if (!mode) throw new ModeNotFoundError(s.task.mode_slug, this.modes.current.slugs());
+    const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./modes/write-gate.js'), import('./modes/authoring.js')]);
+    const ctx = { projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root };
+    for (const path of [plan.modeFile, ...(plan.rulesDir ? [plan.rulesDir] : [])]) {
+      const d = await judgeWrite(mode, shownPath(path, this.projectRoot), ctx, symlinks);
+      if (d.allowed) continue;
+      const Err = d.error === 'tool' ? ToolRestrictionError : FileRestrictionError;
+      throw new Err(d.reason, { message: d.reason, mode: mode.slug, path });
+    }
   }
 
   /** Where the mode files and rules folders of each scope are, for the tools that write them. */
