@@ -121,6 +121,7 @@ export function editSequence(text: string, key: string, edit: SequenceEdit, opti
   const trailingNewline = body.endsWith('\n') || body === '';
   const lines = body === '' ? [] : body.replace(/\n$/, '').split('\n');
   const layout = locate(lines, key);
+  if (layout === null && oldList !== null) throw new YamlEditError(`"${key}" is not written as a block at the top level; it cannot be edited in place`);
   if (layout && layout.items.length !== expected.length) {
     throw new YamlEditError(`found ${layout.items.length} item(s) of "${key}" by layout but the document holds ${expected.length}`);
   }

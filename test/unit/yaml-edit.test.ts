@@ -76,4 +76,5 @@ test('refuses what it cannot edit in place: inline lists, a non-list key, a non-
   assert.throws(() => editSequence('customModes: [{slug: a}]\n', 'customModes', { op: 'append', value: { slug: 'b' } }), YamlEditError);
   assert.throws(() => editSequence('customModes: 3\n', 'customModes', { op: 'append', value: { slug: 'b' } }), YamlEditError);
   assert.throws(() => editSequence('- a\n', 'customModes', { op: 'append', value: { slug: 'b' } }), YamlEditError);
+  assert.throws(() => editSequence('{customModes: [{slug: a}]}\n', 'customModes', { op: 'replace', index: 0, value: { slug: 'b' } }), YamlEditError);
 });
