@@ -161,3 +161,20 @@ test('hostile imports: unsafe paths are skipped, links out, 10,000 files, huge f
   assert.equal(readFileSync(join(root, '.roomodes'), 'utf8'), before);
   s.assertStdoutPure();
 });
+
+test('import-mode --global writes the global mode file and ~/.roo, and the mode loads as global', async (t) => {
+  const home = tempDir(t, 'rms-home-');
+  const project = tempDir(t, 'rms-dst-');
+  const file = join(tempDir(t, 'rms-x-'), 'g.yaml');
+  writeFileSync(file, 'customModes:\n  - slug: everywhere\n    name: Everywhere\n    roleDefinition: r\n    groups: [read]\n    rulesFiles:\n      - relativePath: g.md\n        content: global rule\n');
+  const configDir = join(home, '.roo-code');
+  await cli(['import-mode', file, '--global', '--project-root', project, '--config-dir', configDir], home);
+  assert.match(readFileSync(join(configDir, 'custom_modes.yaml'), 'utf8'), /slug: everywhere/);
+  assert.equal(readFileSync(join(home, '.roo', 'rules-everywhere', 'g.md'), 'utf8'), 'global rule');
+  assert.equal(existsSync(join(project, '.roomodes')), false);
+  const { stdout } = await cli(['modes', '--json', '--project-root', project, '--config-dir', configDir], home);
+  const mode = JSON.parse(stdout).modes.find((m: { slug: string }) => m.slug === 'everywhere');
+  assert.equal(mode.source, 'global');
+  const back = await cli(['export-mode', 'everywhere', '--project-root', project, '--config-dir', configDir], home);
+  assert.match(back.stdout, /content: global rule\n$/);
+});
