@@ -61,7 +61,13 @@ export function authoringTools(d: AuthoringDeps): ToolFamily {
   const load = () => import('../modes/authoring.js');
   const done = async (r: import('../modes/authoring.js').AuthoringResult): Promise<ToolResult> => {
     await d.reload();
-    return report(r);
+    const out = report(r);
+    // A file of higher precedence (or the active mode set) can hide what was just written: say so.
+    const winner = d.catalogue().get(r.slug);
+    if (r.action !== 'deleted' && winner?.file !== r.mode_file) {
+      out.text += `\nNote: the mode "${r.slug}" in force comes from ${winner?.file ?? 'the built-in modes'}, which takes precedence over ${r.mode_file}.`;
+    }
+    return out;
   };
   return {
     async create_mode(args) {

@@ -115,6 +115,10 @@ test('refusals change nothing: existing slug, unknown mode, built-in delete, inv
   const override = await s.tool(6, 'create_mode', { slug: 'code', name: 'Our Code', role_definition: 'r', groups: [{ group: 'read' }] });
   assert.equal(override.result.structuredContent.action, 'created');
   assert.equal((await s.tool(7, 'get_mode_info', { mode_slug: 'code' })).result.structuredContent.source, 'project');
+  // A global definition under a project one is written, and the answer says which one is in force.
+  const hidden = await s.tool(8, 'create_mode', { slug: 'tester', name: 'Global Tester', role_definition: 'r', groups: [], scope: 'global' });
+  assert.equal(hidden.result.structuredContent.scope, 'global');
+  assert.match(hidden.result.content[0].text, /in force comes from .*\.roomodes, which takes precedence/);
 });
 
 test('delete_mode removes the rules folder only when asked, after backing it up', async (t) => {
