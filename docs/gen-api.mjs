@@ -99,7 +99,9 @@ const TOOL_ERRORS = {
   ],
   import_mode: [
     ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
-    ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link'],
+    ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link; with `session_id`: the session\'s mode may not write the mode file or a rules folder'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
   ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
   orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],

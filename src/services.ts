@@ -73,6 +73,7 @@ export class Services {
       now: () => Date.now(),
     }), this.#lazyModesetTools(specs), exchangeTools({
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
+      sessionGate: (id, plan) => this.#sessionGate(id, plan, symlinks),
     }), authoringTools({
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
       sessionGate: (id, plan) => this.#sessionGate(id, plan, symlinks),

@@ -10,6 +10,8 @@ export interface ExchangeDeps {
   scopeConfig(): ScopeConfig;
   /** Reloads the catalogue through the same path file watching uses, so clients are notified. */
   reload(): Promise<void>;
+  /** Throws -32005/-32006 when the session's mode may not write the planned files. */
+  sessionGate(sessionId: string, plan: { modeFile: string; rulesDir?: string }): Promise<void>;
 }
 
 /** A readable account of an import, for the text part of the result. */
@@ -44,7 +46,8 @@ export function exchangeTools(d: ExchangeDeps): ToolFamily {
       const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../modes/import.js'), import('../modes/mode-writes.js')]);
       const parsed = parseImport(args.yaml as string);
       const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
-      const report = await importModes(parsed, paths, args.dry_run === true);
+      const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
+      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan));
       if (!report.dry_run) await d.reload();
       return { text: importSummary(report), metadata: { ...report, backup: report.backup ?? '' } };
     },

@@ -124,12 +124,16 @@ export function mustParse(text: string, file: string): void {
 }
 
 /** Plans and (unless dryRun) carries out an import into one scope; nothing is written if any check fails. */
-export async function importModes(parsed: { modes: ImportedMode[] }, paths: ScopePaths, dryRun: boolean): Promise<ImportReport> {
+export async function importModes(
+  parsed: { modes: ImportedMode[] }, paths: ScopePaths, dryRun: boolean,
+  gate: (plan: { modeFile: string; rulesDir: string }) => Promise<void> = async () => undefined,
+): Promise<ImportReport> {
   const guard = new SymlinkGuard();
   const ctx = { projectRoot: paths.confineRoot, confineToProjectRoot: true };
   const inRoot = (p: string): string => relative(paths.confineRoot, p);
   const targets = parsed.modes.map((m) => ({ m, dir: join(paths.rooDir, `rules-${m.config.slug}`) }));
   // Every target judged before anything is touched: one refused path refuses the whole import.
+  for (const { dir } of targets) await gate({ modeFile: paths.modeFile, rulesDir: dir });
   for (const { m, dir } of targets) {
     for (const p of [dir, ...m.rules.map((r) => join(dir, r.path))]) {
       const verdict = await judgeWrite(ANY_FILE_WRITER, inRoot(p), ctx, guard);

@@ -178,3 +178,14 @@ test('import-mode --global writes the global mode file and ~/.roo, and the mode 
   const back = await cli(['export-mode', 'everywhere', '--project-root', project, '--config-dir', configDir], home);
   assert.match(back.stdout, /content: global rule\n$/);
 });
+
+test('import_mode with a session_id obeys the session\'s mode: -32005 without edit, -32006 when the pattern refuses', async (t) => {
+  const root = tempDir(t, 'rms-dst-');
+  const s = await serve(t, root);
+  const yaml = 'customModes:\n  - slug: gated\n    name: G\n    roleDefinition: r\n    groups: [read]\n';
+  const session = async (id: string, mode: string): Promise<string> => (await s.tool(id, 'create_task', { mode_slug: mode })).result.structuredContent.session_id;
+  assert.equal((await s.tool(1, 'import_mode', { yaml, session_id: await session('a', 'ask') })).error.code, -32005);
+  assert.equal((await s.tool(2, 'import_mode', { yaml, session_id: await session('b', 'architect') })).error.code, -32006);
+  assert.equal(existsSync(join(root, '.roomodes')), false, 'nothing written');
+  assert.equal((await s.tool(3, 'import_mode', { yaml, session_id: await session('c', 'code') })).result.structuredContent.modes[0].slug, 'gated');
+});
