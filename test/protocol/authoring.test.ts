@@ -153,3 +153,21 @@ test('with a session_id the task\'s mode must be able to write the mode file: -3
   assert.equal(unknown.error.code, -32002);
   s.assertStdoutPure();
 });
+
+test('two server processes authoring the same file at once lose no change (the cross-process lock)', async (t) => {
+  const { root, file, s } = await project(t);
+  const other = startServer(t, { args: ['--project-root', root] });
+  await other.initialize('2025-06-18');
+  const calls: Promise<unknown>[] = [];
+  for (let i = 0; i < 8; i++) {
+    for (const [name, srv] of [['a', s], ['b', other]] as const) {
+      srv.request(`${name}${i}`, 'tools/call', { name: 'create_mode', arguments: { slug: `p-${name}-${i}`, name: 'P', role_definition: 'r', groups: [] } });
+      calls.push(srv.response(`${name}${i}`, 20000));
+    }
+  }
+  const answers = await Promise.all(calls) as { error?: unknown }[];
+  assert.deepEqual(answers.filter((a) => a.error), []);
+  const text = readFileSync(file, 'utf8');
+  for (let i = 0; i < 8; i++) for (const name of ['a', 'b']) assert.match(text, new RegExp(`slug: p-${name}-${i}\\n`));
+  assert.ok(text.startsWith(HEAD), 'the untouched modes and comments survive concurrent writers');
+});
