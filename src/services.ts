@@ -64,6 +64,11 @@ export class Services {
     await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
     const symlinks = new SymlinkGuard();
+    // The mode-file tools share one view of the files, the reload path and the session gate.
+    const fileDeps = {
+      catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
+      sessionGate: (id: string, plan: PlannedWrite) => this.#sessionGate(id, plan, symlinks),
+    };
     const families: ToolFamily[] = [modeTools({
       catalogue: () => this.modes.current,
       sessions: this.sessions,
@@ -71,13 +76,7 @@ export class Services {
       systemPrompt: (m) => this.systemPrompt(m),
       symlinks,
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs), exchangeTools({
-      catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
-      sessionGate: (id, plan) => this.#sessionGate(id, plan, symlinks),
-    }), authoringTools({
-      catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
-      sessionGate: (id, plan) => this.#sessionGate(id, plan, symlinks),
-    })];
+    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), authoringTools(fileDeps)];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
