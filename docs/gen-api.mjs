@@ -53,7 +53,7 @@ const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path,
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
 
 /**
- * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts,
+ * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts, authoring-tools.ts,
  * src/modesets/tools.ts, src/ipc/tools.ts). The order of this table is the order of the document,
  * and it must name every file in schemas/tools/.
  */
@@ -80,6 +80,33 @@ const TOOL_ERRORS = {
   ],
   get_task_info: [...SESSION_GONE],
   complete_task: [...SESSION_GONE, ['VALIDATION_ERROR', 'the task was already finished']],
+  export_mode: [['MODE_NOT_FOUND', '`mode_slug` names no mode']],
+  create_mode: [
+    ['VALIDATION_ERROR', 'the mode breaks the loading rules, the slug exists in that scope, no project root, or the mode file does not parse'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+  ],
+  update_mode: [
+    ['MODE_NOT_FOUND', '`slug` names no mode'],
+    ['VALIDATION_ERROR', 'a built-in mode, the scope\'s file does not define it, the result breaks the loading rules, or the file does not parse'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+  ],
+  delete_mode: [
+    ['MODE_NOT_FOUND', '`slug` names no mode'],
+    ['VALIDATION_ERROR', 'a built-in mode, or the scope\'s file does not define it'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode file or rules folder is refused; or the rules folder leads out through a link'],
+  ],
+  import_mode: [
+    ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
+    ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link; with `session_id`: the session\'s mode may not write the mode file or a rules folder'],
+    ...SESSION_GONE,
+    ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+  ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
   orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],
   orchestrator_mode_create: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set already exists, the template is missing or unreadable, or a custom role is malformed']],
@@ -112,7 +139,7 @@ const FIELD_NOTES = {
   },
   get_mode_info: {
     file: 'File the mode was read from (not for built-in modes).',
-    tool_groups: 'Each of the six groups (`read`, `edit`, `browser`, `command`, `mcp`, `modes`) → `{enabled, file_regex?, description?}`.',
+    tool_groups: 'Each of the seven groups (`read`, `edit`, `browser`, `command`, `mcp`, `modes`, and Zoo Code\'s `web`) → `{enabled, file_regex?, description?, tools?, allowed_mcp_servers?}`.',
     system_prompt: 'Only with `include_system_prompt: true`.',
   },
   create_task: {
@@ -140,16 +167,16 @@ const FIELD_NOTES = {
 const FAMILIES = [
   { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic. Results also carry the seed API\'s field names (`success`, `mode_created`, `backup_created`, `backup_path`, `backup_size`, `restored_at`, `backup_source`, `validation_status`, `fallback_mode`) beside ours, described as "Seed name" below; a failure\'s `data` names the set that stays in force as `fallback_mode`.' },
   { prefix: 'roo_ipc_', title: 'Roo Code IPC tools', note: 'Listed only when an IPC target is configured (`ipc.socket_path` / `ROO_CODE_IPC_SOCKET_PATH`, or `ipc.host` + `ipc.port`). See [ipc.md](ipc.md).' },
-  { prefix: '', title: 'Mode and task tools', note: 'Always listed. Sessions live in memory unless `sessions.persistence.enabled` is true.' },
+  { prefix: '', title: 'Mode and task tools', note: 'Always listed. Sessions live in memory unless `sessions.persistence.enabled` is true. The mode-file tools (`export_mode`, `import_mode`, `create_mode`, `update_mode`, `delete_mode`) are described under [Mode files](#mode-files).' },
 ];
 
 /** Notifications the server sends. Each method must occur in the built server code. */
 const NOTIFICATIONS = [
   ['notifications/message', 'Legacy: after the client called `logging/setLevel`, each log record at or above that level (`level`, `logger`, `data`); Roo IPC events are also sent here at level `info`. 2026-07-28: only the records made while serving a request whose `_meta` carried `io.modelcontextprotocol/logLevel`, before its answer.'],
   ['notifications/progress', 'Only for a request that carried `_meta.progressToken`; `message` from 2025-03-26 on.'],
-  ['notifications/resources/list_changed', 'A watched mode file changed (global modes file, `.roomodes`, the active mode set).'],
+  ['notifications/resources/list_changed', 'A watched mode file changed (any file of the source table under [Mode files](#mode-files), the active mode set), including through `import_mode`, `create_mode`, `update_mode` or `delete_mode`.'],
   ['notifications/prompts/list_changed', 'Same moments as `resources/list_changed`: prompts are one per mode.'],
-  ['notifications/resources/updated', 'A subscribed `mode://` URI belongs to a mode that changed (`params.uri`).'],
+  ['notifications/resources/updated', 'A subscribed `mode://` URI belongs to a mode that changed (`params.uri`); every subscribed `/system_prompt` also when the project\'s `AGENTS.md`, `AGENT.md` or `AGENTS.local.md` changed.'],
   ['notifications/subscriptions/acknowledged', '2026-07-28: first message of a `subscriptions/listen` stream, with the filter the server honours. In that era the change notifications above go only to the streams whose filter asked, tagged `_meta["io.modelcontextprotocol/subscriptionId"]` (the listen request\'s id).'],
   ['notifications/roo/event', 'With the IPC bridge on and `ipc.push_notifications` true: every event Roo Code sends (`eventName`, `payload`, `taskId?`).'],
   ['notifications/cancelled', 'The server gave up waiting for its own request to the client (`roots/list`, after 5 s).'],
@@ -172,7 +199,8 @@ async function loadBuilt() {
   const client = await import(new URL('../dist/client/index.js', import.meta.url).href);
   const code = ['mcp/server.js', 'mcp/subscriptions.js', 'pipeline/processor.js'].map((f) => readFileSync(join(DIST, f), 'utf8')).join('\n');
   const eras = { ...await import(new URL('../dist/mcp/eras.js', import.meta.url).href), ...await import(new URL('../dist/mcp/subscriptions.js', import.meta.url).href) };
-  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, eras, connectStdio: client.connectStdio, serverCode: code };
+  const sources = await import(new URL('../dist/modes/sources.js', import.meta.url).href);
+  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, eras, connectStdio: client.connectStdio, serverCode: code, MODE_SOURCES: sources.MODE_SOURCES };
 }
 
 /** Asks the built server (built-in modes only: empty project and config dir) what it lists. */
@@ -317,7 +345,7 @@ export async function generateApiDoc() {
   const built = await loadBuilt();
   checkTables(specs, built);
   const served = await askServer(built.connectStdio);
-  const { ERROR_CODES, PROTOCOL_VERSIONS } = built;
+  const { ERROR_CODES, PROTOCOL_VERSIONS, MODE_SOURCES } = built;
   const order = Object.keys(TOOL_ERRORS);
   const byName = new Map(specs.map((s) => [s.name, s]));
   const familyOf = (name) => FAMILIES.find((f) => name.startsWith(f.prefix));
@@ -334,8 +362,15 @@ export async function generateApiDoc() {
   for (const g of groups) {
     doc.push(`- ${g.title}: ${g.tools.map((t) => `[${t.name}](#${t.name})`).join(', ')}`);
   }
-  doc.push('- [Protocol eras](#protocol-eras), [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
+  doc.push('- [Protocol eras](#protocol-eras), [Mode files](#mode-files), [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
   doc.push(erasSection(built.eras, PROTOCOL_VERSIONS, ERROR_CODES));
+
+  doc.push('## Mode files', '');
+  doc.push('Custom modes come from these files, highest precedence first; the first file that defines a slug wins, and built-in modes come last (a custom mode with a built-in slug takes its place). `list_modes`, `get_mode_info` and `modes --json` show the `file` of each mode.', '');
+  doc.push(table(['row', 'modes are', 'file'], MODE_SOURCES.map((r) => [code(r.id), r.source, cell(r.about)])));
+  doc.push('');
+  doc.push('Every living dialect of the format loads: Roo Code 3.52 (`rulesFiles` inside a mode is accepted, as in its export files), Zoo Code (the `web` group with its tool `fetch_web_content`; `allowedMcpServers`, which limits the `mcp` group to those servers\' `mcp__<server>__*` tools, intersected with an `mcp` `tools` allow-list) and Kilo Code 5.x (`iconName`, `source: organization`, the `browser` group). Keys no dialect knows are ignored with one warning per file, as Roo\'s loader ignores them; they never cause a mode to be skipped.', '');
+  doc.push('`export_mode` and `import_mode` (and the `export-mode` / `import-mode` commands) read and write Roo\'s export format. `create_mode`, `update_mode` and `delete_mode` change mode files in place: YAML keeps its comments and untouched modes byte for byte, JSON stays JSON; every write is atomic, under a cross-process lock, after a backup into `.roo/backups/` (project) or `<config dir>/backups/` (global).', '');
 
   doc.push('## Tools', '');
   doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '',
@@ -353,7 +388,7 @@ export async function generateApiDoc() {
   doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
   doc.push(table(['URI template', 'name', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), cell(t.name), code(t.mimeType), cell(t.description ?? '')])));
   doc.push('');
-  doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the six groups with `enabled` and, where restricted, `file_regex`). `mode://{slug}/config` holds the mode in Roo Code\'s own shape (`groups` as Roo writes them). `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read.', '');
+  doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the seven groups with `enabled` and, where restricted, `file_regex`), plus `allowedMcpServers`, `iconName` and `declared_source` when the mode has them. `mode://{slug}/config` holds the mode in Roo Code\'s own shape (`groups` as Roo writes them). `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read, in Roo\'s order: the mode\'s rules, then the project\'s `AGENTS.md` (or `AGENT.md` when it is missing or empty) and `AGENTS.local.md` (off with `prompts.use_agent_rules: false`), then the rules for every mode.', '');
   doc.push(table(['code', 'when'], [
     [code(ERROR_CODES.VALIDATION_ERROR), 'the URI is not one of the three forms'],
     [code(ERROR_CODES.MODE_NOT_FOUND), 'the slug names no mode'],

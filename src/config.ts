@@ -14,6 +14,7 @@ export interface ServerConfig {
   sessions: { timeout: number; cleanup_interval: number; persistence: { enabled: boolean; storage_path: string; lock_timeout_ms: number } };
   logging: { level: string; file: string | null };
   modesets: { dir: string };
+  prompts: { use_agent_rules: boolean };
   ipc: {
     socket_path: string | null; host: string | null; port: number | null;
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;

@@ -31,6 +31,8 @@ Usage:
   roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
   roo-modes-server modes [--json] [...]     print the effective mode catalogue
   roo-modes-server validate [FILE ...]      check mode files; exit 1 on problems
+  roo-modes-server export-mode SLUG         print a mode in Roo's export format (--out FILE)
+  roo-modes-server import-mode FILE         import Roo's export format (--global, --dry-run)
   roo-modes-server call <tool|method> ...   call a tool on this (or another) server
   roo-modes-server generate-config          print a complete default config
   roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
@@ -64,6 +66,8 @@ async function main(argv: string[]): Promise<number> {
   switch (first) {
     case 'modes': return (await import('./cli/modes.js')).runModes(rest, io);
     case 'validate': return (await import('./cli/validate.js')).runValidate(rest, io);
+    case 'export-mode': return (await import('./cli/exchange.js')).runExportMode(rest, io);
+    case 'import-mode': return (await import('./cli/exchange.js')).runImportMode(rest, io);
     case 'call': return (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self });
     case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
     case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
@@ -139,7 +143,7 @@ async function serve(argv: string[]): Promise<number> {
         progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
         rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
       });
-      await s.start(await listing(), (e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
+      await s.start(await listing(), (e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true));
       return s;
     });
     started.services.catch((err: unknown) => { log.error('the server could not start its services', err); });

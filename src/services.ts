@@ -8,7 +8,11 @@ import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
-import { editorModesFiles } from './modes/editor-storage.js';
+import { exchangeTools } from './mcp/exchange-tools.js';
+import { authoringTools } from './mcp/authoring-tools.js';
+import type { PlannedWrite } from './modes/authoring.js';
+import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from './rpc/errors.js';
+import type { ScopeConfig } from './modes/mode-writes.js';
 import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
@@ -33,9 +37,9 @@ export class Services {
       projectRoot: this.projectRoot,
       configDir: config.paths.global_config_dir,
       globalModesFile: config.paths.global_modes_file,
-      editorModesFiles: editorModesFiles(process.env),
       modesetsDir: config.modesets.dir,
       convertDocument: convertLegacyRoles,
+      agentRules: config.prompts.use_agent_rules,
     }, log.child('modes'));
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
@@ -59,13 +63,18 @@ export class Services {
     await this.modes.watch(onModesChanged);
     await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
+    // The mode-file tools share one view of the files, the reload path and the session gate.
+    const fileDeps = {
+      catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
+      sessionGate: (id: string, plan: PlannedWrite) => this.#sessionGate(id, plan),
+    };
     const families: ToolFamily[] = [modeTools({
       catalogue: () => this.modes.current,
       sessions: this.sessions,
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs)];
+    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), authoringTools(fileDeps)];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
@@ -109,6 +118,30 @@ export class Services {
     return handlers;
   }
 
+  /**
+   * A session may author modes only as its mode may write the mode file (and rules folder): the
+   * edit group, a file pattern admitting the file, and the project-root confinement.
+   */
+  async #sessionGate(sessionId: string, plan: PlannedWrite): Promise<void> {
+    const s = await this.sessions.get(sessionId);
+    const mode = this.modes.current.get(s.task.mode_slug);
+    if (!mode) throw new ModeNotFoundError(s.task.mode_slug, this.modes.current.slugs());
+    const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./modes/write-gate.js'), import('./modes/authoring.js')]);
+    const ctx = { projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root };
+    for (const path of [plan.modeFile, ...(plan.rulesDir ? [plan.rulesDir] : [])]) {
+      const d = await judgeWrite(mode, shownPath(path, this.projectRoot), ctx);
+      if (d.allowed) continue;
+      const Err = d.error === 'tool' ? ToolRestrictionError : FileRestrictionError;
+      throw new Err(d.reason, { message: d.reason, mode: mode.slug, path });
+    }
+  }
+
+  /** Where the mode files and rules folders of each scope are, for the tools that write them. */
+  scopeConfig(): ScopeConfig {
+    const p = this.config.paths;
+    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir() };
+  }
+
   /** Uses the client's root when none was configured, and reloads the modes from there. */
   async adoptClientRoot(root: string): Promise<void> {
     if (this.projectRootConfigured || root === this.#projectRoot) return;
@@ -120,7 +153,9 @@ export class Services {
   /** Composed on each call: rules files are read fresh, so edits to them show at once. */
   async systemPrompt(mode: CompiledMode): Promise<string> {
     const { buildSystemPrompt } = await import('./modes/prompt.js'); // loaded when first asked for
-    return buildSystemPrompt(mode, this.modes.current.modes, { projectRoot: this.projectRoot, homeDir: homedir() });
+    return buildSystemPrompt(mode, this.modes.current.modes, {
+      projectRoot: this.projectRoot, homeDir: homedir(), useAgentRules: this.config.prompts.use_agent_rules,
+    });
   }
 
   async close(): Promise<void> {

@@ -5,7 +5,6 @@ import { join, resolve } from 'node:path';
 import { TOOL_GROUP_NAMES, type GroupEntry, type Mode, type ModeIssue } from '../modes/types.js';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { describeToolGroups } from '../modes/describe.js';
-import { editorModesFiles } from '../modes/editor-storage.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
 
@@ -71,11 +70,12 @@ const groupLabel = (g: GroupEntry): string =>
 
 const USAGE = `Usage: roo-modes-server modes [--json | --matrix] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
 
-Lists the modes in force: built-in, global (modes.yaml or custom_modes.yaml in the config dir,
-or Roo Code's own in an editor's storage) and project (.roomodes, or the active mode set), with any
-problems found in those files.
+Lists the modes in force and the file each came from: project (.roomodes or the active mode
+set, then .kilocodemodes), global (modes.yaml or custom_modes.yaml in the config dir, else Roo
+Code's own in an editor's storage; then Kilo Code's global files) and built-in, with any problems
+found in those files.
 
-  --json                 print {"modes": [...], "errors": [...], "global_modes_file": ...} instead of a table
+  --json                 print {"modes": [...], "errors": [...], "warnings": [...], "global_modes_file": ...} instead of a table
   --matrix               print the modes × tool groups grid, with each file pattern
   --project-root DIR     the project (default: $ROO_PROJECT_ROOT or the current directory)
   --config-dir DIR       the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)
@@ -116,8 +116,7 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
     return 2;
   }
   const cat = await loadCatalogue({
-    projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile,
-    editorModesFiles: editorModesFiles(io.env),
+    projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile, homeDir: io.env.HOME || homedir(), env: io.env,
   });
   const globalLine = `Global modes file: ${cat.globalFile ?? 'none found'}\n`;
   if (args.json) {
@@ -128,16 +127,19 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
       ...(m.description !== undefined ? { description: m.description } : {}),
       ...(m.customInstructions !== undefined ? { customInstructions: m.customInstructions } : {}),
       groups: m.groups,
+      ...(m.allowedMcpServers !== undefined ? { allowedMcpServers: m.allowedMcpServers } : {}),
+      ...(m.iconName !== undefined ? { iconName: m.iconName } : {}),
     }));
     const errors = cat.issues.map((i) => ({
       file: i.file, line: i.line ?? 1, ...(i.column !== undefined ? { column: i.column } : {}),
       ...(i.slug !== undefined ? { slug: i.slug } : {}), message: i.message,
     }));
-    io.out(`${JSON.stringify({ modes, errors, global_modes_file: cat.globalFile }, null, 2)}\n`);
+    const warnings = cat.warnings.map((w) => ({ file: w.file, line: w.line ?? 1, message: w.message }));
+    io.out(`${JSON.stringify({ modes, errors, warnings, global_modes_file: cat.globalFile }, null, 2)}\n`);
     return 0;
   }
-  const rows = args.matrix ? matrixRows(cat.modes) : [['SLUG', 'NAME', 'SOURCE', 'GROUPS'], ...cat.modes.map((m) => [
-    m.slug, m.name, m.source, m.groups.map(groupLabel).join(', ') || '(none)',
+  const rows = args.matrix ? matrixRows(cat.modes) : [['SLUG', 'NAME', 'SOURCE', 'GROUPS', 'FILE'], ...cat.modes.map((m) => [
+    m.slug, m.name, m.source, m.groups.map(groupLabel).join(', ') || '(none)', m.file ?? '(built-in)',
   ])];
   io.out(`${table(rows)}\n\n${globalLine}`);
   if (cat.issues.length > 0) {

@@ -3,13 +3,13 @@
 import { resolve } from 'node:path';
 import { readModeLayer, resolveModeFiles } from '../modes/catalogue.js';
 import { formatIssue, parseModeArgs, type CliIo } from './modes.js';
-import { editorModesFiles } from '../modes/editor-storage.js';
 
 const USAGE = `Usage: roo-modes-server validate [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]
 
-Checks mode files (.roomodes, custom_modes.yaml, mode sets) by Roo Code's rules and prints each
-problem as file:line:column: message. Without FILE it checks the project's and the global mode file
-(the config dir's, else Roo Code's own in an editor's storage).
+Checks mode files (.roomodes, .kilocodemodes, custom_modes.yaml, mode sets) by Roo Code's rules and
+prints each problem as file:line:column: message. Without FILE it checks every source file that
+exists (see the precedence table in the README), Roo Code's own global file in an editor's storage
+included when the config dir has none.
 Exits 1 when a problem was found, 0 otherwise.
 `;
 
@@ -27,14 +27,8 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
   if (args.rest.length > 0) {
     targets = args.rest.map((f) => ({ file: resolve(f), jsonFallback: true, explicit: true }));
   } else {
-    const found = await resolveModeFiles({
-      projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile,
-      editorModesFiles: editorModesFiles(io.env),
-    });
-    targets = [
-      ...(found.project ? [{ file: found.project.file, jsonFallback: true, explicit: false }] : []),
-      ...(found.global ? [{ file: found.global, jsonFallback: false, explicit: false }] : []),
-    ];
+    const found = await resolveModeFiles({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile, env: io.env });
+    targets = found.layers.map((l) => ({ file: l.file, jsonFallback: l.jsonFallback, explicit: false }));
     for (const note of found.notices) io.out(`${formatIssue(note)} (note)\n`);
   }
   let problems = 0;
@@ -51,6 +45,7 @@ export async function runValidate(argv: string[], io: CliIo): Promise<number> {
     checked++;
     for (const issue of layer.issues) io.out(`${formatIssue(issue)}\n`);
     for (const note of layer.notices) io.out(`${formatIssue(note)} (note)\n`);
+    for (const warning of layer.warnings) io.out(`${formatIssue(warning)} (warning)\n`);
     problems += layer.issues.length;
     if (layer.issues.length === 0) io.out(`${t.file}: ok, ${layer.modes.length} mode${layer.modes.length === 1 ? '' : 's'}\n`);
   }

@@ -34,6 +34,8 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
   const modes = d.catalogue().modes.filter((m) => source === 'all' || m.source === source);
   const rows = modes.map((m) => {
     const row: Record<string, unknown> = { slug: m.slug, name: m.name, source: m.source };
+    if (m.file) row.file = m.file;
+    if (m.iconName !== undefined) row.icon_name = m.iconName;
     if (m.description) row.description = m.description;
     if (m.whenToUse) row.when_to_use = m.whenToUse;
     row.groups = enabledGroupNames(describeToolGroups(m));
@@ -42,7 +44,7 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
   const cat = d.catalogue();
   const lines = [`${modes.length} mode${modes.length === 1 ? '' : 's'} (source: ${source}):`];
   modes.forEach((m, i) => {
-    lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}`);
+    lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}${m.file ? ` (${m.file})` : ''}`);
     const about = m.description ?? m.whenToUse;
     if (about) lines.push(`   ${about}`);
     lines.push(`   Tool groups: ${(rows[i]!.groups as string[]).join(', ') || 'none (always-available tools only)'}`);
@@ -74,6 +76,9 @@ function modeInfo(mode: CompiledMode, prompt?: string): ToolResult {
   metadata.role_definition = mode.roleDefinition;
   if (mode.customInstructions) metadata.custom_instructions = mode.customInstructions;
   metadata.tool_groups = toolGroupsObject(groups);
+  if (mode.allowedMcpServers !== undefined) metadata.allowed_mcp_servers = mode.allowedMcpServers;
+  if (mode.iconName !== undefined) metadata.icon_name = mode.iconName;
+  if (mode.declaredSource !== undefined) metadata.declared_source = mode.declaredSource;
   if (prompt !== undefined) metadata.system_prompt = prompt;
   return { text: modeReport(mode, groups, prompt), metadata };
 }

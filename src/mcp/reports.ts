@@ -4,23 +4,28 @@ import type { Mode } from '../modes/types.js';
 import type { GroupName } from '../modes/types.js';
 
 /** One row of describeToolGroups (src/modes/describe.ts). */
-export interface GroupSummary { group: GroupName; enabled: boolean; fileRegex?: string; description?: string; tools: string[] }
+export interface GroupSummary {
+  group: GroupName; enabled: boolean; fileRegex?: string; description?: string; tools: string[]; mcpTools?: string[]; mcpServers?: string[];
+}
 
 export function groupLines(groups: readonly GroupSummary[]): string[] {
   return groups.map((g) => {
     if (!g.enabled) return `  ✗ ${g.group}`;
-    const limit = g.fileRegex !== undefined ? ` — only files matching ${g.fileRegex}${g.description ? ` (${g.description})` : ''}` : '';
+    let limit = g.fileRegex !== undefined ? ` — only files matching ${g.fileRegex}${g.description ? ` (${g.description})` : ''}` : '';
+    if (g.mcpServers !== undefined) limit += ` — only MCP servers: ${g.mcpServers.join(', ') || 'none'}`;
     return `  ✓ ${g.group}${limit}`;
   });
 }
 
-/** The `tool_groups` object: the six groups with enabled, and the file regex where restricted. */
+/** The `tool_groups` object: the tool groups with enabled, and the file regex where restricted. */
 export function toolGroupsObject(groups: readonly GroupSummary[]): Record<string, Record<string, unknown>> {
   const out: Record<string, Record<string, unknown>> = {};
   for (const g of groups) {
     const entry: Record<string, unknown> = { enabled: g.enabled };
     if (g.fileRegex !== undefined) entry.file_regex = g.fileRegex;
     if (g.description !== undefined) entry.description = g.description;
+    if (g.mcpTools !== undefined) entry.tools = g.mcpTools;
+    if (g.mcpServers !== undefined) entry.allowed_mcp_servers = g.mcpServers;
     out[g.group] = entry;
   }
   return out;
@@ -31,7 +36,8 @@ export function enabledGroupNames(groups: readonly GroupSummary[]): string[] {
 }
 
 export function modeReport(mode: Mode, groups: readonly GroupSummary[], systemPrompt?: string): string {
-  const lines = [`Mode: ${mode.name} (${mode.slug})`, `Source: ${mode.source}${mode.file ? ` — ${mode.file}` : ''}`];
+  const lines = [`Mode: ${mode.name} (${mode.slug})`, `Source: ${mode.source}${mode.file ? ` — ${mode.file}` : ''}${mode.declaredSource ? ` (declares ${mode.declaredSource})` : ''}`];
+  if (mode.iconName) lines.push(`Icon: ${mode.iconName}`);
   if (mode.description) lines.push(`Description: ${mode.description}`);
   if (mode.whenToUse) lines.push(`When to use: ${mode.whenToUse}`);
   lines.push('', 'Role:', mode.roleDefinition, '', 'Tool groups:', ...groupLines(groups));

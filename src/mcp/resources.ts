@@ -84,8 +84,8 @@ export class ModeResources {
   }
 
   /** Subscribed URIs whose content changed (see affectedUris). */
-  affected(slugs: readonly string[], listChanged: boolean): string[] {
-    return affectedUris(this.#subscribed, slugs, listChanged);
+  affected(slugs: readonly string[], listChanged: boolean, promptsChanged = false): string[] {
+    return affectedUris(this.#subscribed, slugs, listChanged, promptsChanged);
   }
 
   #resolve(raw: unknown, mustExist = true): { mode: CompiledMode; kind: (typeof KINDS)[number]; uri: string } {
@@ -115,10 +115,11 @@ export const isModeUri = (uri: string): boolean => {
 };
 
 /** Of `uris`, those whose content changed: the changed slugs' resources, and every system prompt
- * (a prompt lists the other modes, so any change to the catalogue may change its text). */
-export function affectedUris(uris: Iterable<string>, slugs: readonly string[], listChanged: boolean): string[] {
+ * (a prompt lists the other modes, so any change to the catalogue may change its text; and
+ * `promptsChanged` says a file every prompt reads, such as AGENTS.md, changed). */
+export function affectedUris(uris: Iterable<string>, slugs: readonly string[], listChanged: boolean, promptsChanged = false): string[] {
   const set = new Set(slugs);
-  const anyChange = listChanged || slugs.length > 0;
+  const anyChange = listChanged || slugs.length > 0 || promptsChanged;
   return [...uris].filter((uri) => {
     const m = URI.exec(uri);
     return m !== null && (set.has(m[1]!) || (anyChange && m[2] === '/system_prompt'));
@@ -131,6 +132,16 @@ function fullMode(m: CompiledMode): Record<string, unknown> {
     description: m.description ?? null, when_to_use: m.whenToUse ?? null,
     role_definition: m.roleDefinition, custom_instructions: m.customInstructions ?? null,
     tool_groups: toolGroupsObject(describeToolGroups(m)),
+    ...dialectFields(m),
+  };
+}
+
+/** Zoo's and Kilo's extra fields, only when the mode has them. */
+function dialectFields(m: CompiledMode): Record<string, unknown> {
+  return {
+    ...(m.allowedMcpServers !== undefined ? { allowedMcpServers: m.allowedMcpServers } : {}),
+    ...(m.iconName !== undefined ? { iconName: m.iconName } : {}),
+    ...(m.declaredSource !== undefined ? { declared_source: m.declaredSource } : {}),
   };
 }
 
@@ -138,5 +149,6 @@ function configOf(m: CompiledMode): Record<string, unknown> {
   return {
     slug: m.slug, name: m.name, source: m.source, groups: m.groups,
     description: m.description ?? null, when_to_use: m.whenToUse ?? null,
+    ...dialectFields(m),
   };
 }

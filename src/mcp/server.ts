@@ -96,14 +96,17 @@ export class McpServer {
     }
   }
 
-  /** Announces a changed catalogue: list_changed for resources and prompts, updated for subscriptions. */
-  modesChanged(changedSlugs: readonly string[], listChanged: boolean): void {
-    if (this.#conn.lifecycle.era === 'stateless') { this.#subscriptions.modesChanged(changedSlugs, listChanged); return; }
+  /**
+   * Announces a changed catalogue: list_changed for resources and prompts, updated for subscriptions.
+   * `promptsChanged`: a file every prompt reads (AGENTS.md) changed, so every system prompt did.
+   */
+  modesChanged(changedSlugs: readonly string[], listChanged: boolean, promptsChanged = false): void {
+    if (this.#conn.lifecycle.era === 'stateless') { this.#subscriptions.modesChanged(changedSlugs, listChanged, promptsChanged); return; }
     if (listChanged || changedSlugs.length > 0) {
       this.#conn.notify('notifications/resources/list_changed');
       this.#conn.notify('notifications/prompts/list_changed');
     }
-    for (const uri of this.#resources?.affected(changedSlugs, listChanged) ?? []) this.#conn.notify('notifications/resources/updated', { uri });
+    for (const uri of this.#resources?.affected(changedSlugs, listChanged, promptsChanged) ?? []) this.#conn.notify('notifications/resources/updated', { uri });
   }
 
   methods(): MethodTable {

@@ -91,13 +91,13 @@ export class Subscriptions {
   }
 
   /** The catalogue changed: list_changed to the streams that asked, resources/updated for their URIs. */
-  modesChanged(changedSlugs: readonly string[], listChanged: boolean): void {
+  modesChanged(changedSlugs: readonly string[], listChanged: boolean, promptsChanged = false): void {
     const any = listChanged || changedSlugs.length > 0;
     for (const { id, filter } of this.#open.values()) {
       const meta = { [META.subscriptionId]: id };
       if (any && filter.resourcesListChanged) this.#d.notify('notifications/resources/list_changed', { _meta: meta });
       if (any && filter.promptsListChanged) this.#d.notify('notifications/prompts/list_changed', { _meta: meta });
-      for (const uri of affectedUris(filter.resourceSubscriptions ?? [], changedSlugs, listChanged)) {
+      for (const uri of affectedUris(filter.resourceSubscriptions ?? [], changedSlugs, listChanged, promptsChanged)) {
         this.#d.notify('notifications/resources/updated', { _meta: meta, uri });
       }
     }

@@ -1,6 +1,7 @@
 // The modes in force as an immutable snapshot, and how one is built: which files are the sources,
 // how each is read and validated, and how layers merge by slug. Holds no state between loads.
 import { realpath, stat } from 'node:fs/promises';
+import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Mode, ModeIssue, ModeSource } from './types.js';
 import { builtinModes } from './builtin.js';
@@ -9,6 +10,7 @@ import { validateModeDocument } from './validate-mode.js';
 import { readPointerFile } from './pointer.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import type { YamlDocument } from '../yaml/read.js';
+import { MODE_SOURCES, type SourcePaths } from './sources.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
 export const MAX_MODE_FILE_BYTES = 10 * 1024 * 1024;
@@ -22,10 +24,22 @@ export interface ModeSourcesConfig {
   globalModesFile: string | null;
   /** Relative to the project root; default `.task_orchestrator`. */
   modesetsDir?: string;
-  /** Where else a global modes file may be (editors' storage, src/modes/editor-storage.ts), tried in order when the config dir has none. */
-  editorModesFiles?: readonly string[];
+  /** The environment the editors' storage folders are found from (src/modes/editor-storage.ts); default process.env. */
+  env?: NodeJS.ProcessEnv;
   /** Turns a parsed document into `{customModes: [...]}` before validation (legacy role files). */
   convertDocument?: (value: unknown, file: string) => unknown;
+  /** Home of the Kilo Code sources (default: the user's home). */
+  homeDir?: string;
+  /** Whether AGENTS.md and friends feed the prompts (then the watcher reports their edits); default true. */
+  agentRules?: boolean;
+}
+
+/** The path facts the source table needs, from a sources config. */
+export function sourcePaths(config: ModeSourcesConfig): SourcePaths {
+  return {
+    projectRoot: config.projectRoot, configDir: config.configDir, globalModesFile: config.globalModesFile,
+    homeDir: config.homeDir ?? homedir(), platform: process.platform, env: config.env ?? process.env,
+  };
 }
 
 /** An immutable view of the modes in force. */
@@ -35,17 +49,20 @@ export class Catalogue {
   readonly issues: readonly ModeIssue[];
   /** Informational: files that hold no modes, a mode-set pointer that was not followed. */
   readonly notices: readonly ModeIssue[];
+  /** Loaded, but worth a look: keys no dialect knows (one per file). */
+  readonly warnings: readonly ModeIssue[];
   /** The files that were read (absolute paths), whether or not they held valid modes. */
   readonly files: readonly string[];
   /** The global modes file in use (read or not), null when none was configured or found. */
   readonly globalFile: string | null;
   readonly #bySlug: ReadonlyMap<string, CompiledMode>;
 
-  constructor(parts: { modes: CompiledMode[]; issues?: ModeIssue[]; notices?: ModeIssue[]; files?: string[]; globalFile?: string | null }) {
+  constructor(parts: { modes: CompiledMode[]; issues?: ModeIssue[]; notices?: ModeIssue[]; warnings?: ModeIssue[]; files?: string[]; globalFile?: string | null }) {
     this.globalFile = parts.globalFile ?? null;
     this.modes = Object.freeze([...parts.modes]);
     this.issues = Object.freeze([...(parts.issues ?? [])]);
     this.notices = Object.freeze([...(parts.notices ?? [])]);
+    this.warnings = Object.freeze([...(parts.warnings ?? [])]);
     this.files = Object.freeze([...(parts.files ?? [])]);
     this.#bySlug = new Map(this.modes.map((m) => [m.slug, m]));
   }
@@ -55,19 +72,28 @@ export class Catalogue {
 }
 
 /**
- * Precedence by slug is project > global > built-in. A custom mode with a built-in slug takes the
- * built-in's place; new slugs follow the built-ins, project ones first, each in file order.
+ * Precedence by slug: the first layer that defines a slug wins, then built-ins. A custom mode with
+ * a built-in slug takes the built-in's place; new slugs follow the built-ins, in layer then file order.
  */
-export function mergeModes(builtins: readonly Mode[], global: readonly Mode[], project: readonly Mode[]): Mode[] {
-  const projectSlugs = new Set(project.map((m) => m.slug));
-  const custom = [...project, ...global.filter((m) => !projectSlugs.has(m.slug))];
+export function mergeLayers(builtins: readonly Mode[], layers: readonly (readonly Mode[])[]): Mode[] {
+  const taken = new Set<string>();
+  const custom: Mode[] = [];
+  for (const layer of layers) {
+    for (const m of layer) if (!taken.has(m.slug)) { taken.add(m.slug); custom.push(m); }
+  }
   const bySlug = new Map(custom.map((m) => [m.slug, m]));
   const builtinSlugs = new Set(builtins.map((m) => m.slug));
   return [...builtins.map((b) => bySlug.get(b.slug) ?? b), ...custom.filter((m) => !builtinSlugs.has(m.slug))];
 }
 
+/** Project > global > built-in: the two-layer case of mergeLayers. */
+export function mergeModes(builtins: readonly Mode[], global: readonly Mode[], project: readonly Mode[]): Mode[] {
+  return mergeLayers(builtins, [project, global]);
+}
+
 const fingerprint = (m: Mode): string => JSON.stringify([
   m.name, m.roleDefinition, m.whenToUse, m.description, m.customInstructions, m.groups, m.source, m.file,
+  m.allowedMcpServers, m.iconName, m.declaredSource,
 ]);
 
 /** Slugs added, removed or changed (a line shift alone is no change); listChanged when the slug sequence differs. */
@@ -108,28 +134,55 @@ function safeName(name: string): boolean {
   return name.length > 0 && name.length <= 255 && name !== '.' && name !== '..' && !/[/\\\u0000-\u001f\u007f]/.test(name);
 }
 
-export interface ModeFiles {
-  global: string | null;
-  project: { file: string; kind: 'modeset' | 'roomodes' } | null;
-  notices: ModeIssue[];
+/** One file the catalogue reads, with the row of the source table it belongs to. */
+export interface LayerFile {
+  row: string;
+  file: string;
+  source: Exclude<ModeSource, 'builtin'>;
+  jsonFallback: boolean;
+  /** The active mode set, standing in for .roomodes (legacy role files are converted). */
+  modeset: boolean;
 }
 
-/** Which files feed the catalogue: the global file, and the active mode set or else .roomodes. */
+export interface ModeFiles {
+  /** Highest precedence first. */
+  layers: LayerFile[];
+  notices: ModeIssue[];
+  /** This server's global modes file in use (the global-config row), null when none was set or found. */
+  globalFile: string | null;
+}
+
+/** Which files feed the catalogue: each row of the source table, the active mode set in place of .roomodes. */
 export async function resolveModeFiles(config: ModeSourcesConfig): Promise<ModeFiles> {
   const notices: ModeIssue[] = [];
-  let global: string | null = null;
-  if (config.globalModesFile !== null) global = resolve(config.globalModesFile);
-  else {
-    for (const name of ['modes.yaml', 'custom_modes.yaml']) {
-      const candidate = resolve(config.configDir, name);
-      if (await isFile(candidate)) { global = candidate; break; }
+  const paths = sourcePaths(config);
+  const layers: LayerFile[] = [];
+  for (const row of MODE_SOURCES) {
+    const base = { row: row.id, source: row.source, jsonFallback: row.jsonFallback, modeset: false };
+    if (row.id === 'project-roomodes' && config.projectRoot !== null) {
+      const set = await activeModeSet(config, notices);
+      layers.push(set !== null ? { ...base, file: set, modeset: true } : { ...base, file: row.candidates(paths)[0]! });
+      continue;
     }
-    for (const candidate of global === null ? config.editorModesFiles ?? [] : []) {
-      if (await isFile(candidate)) { global = resolve(candidate); break; }
+    const candidates = row.candidates(paths);
+    if (row.id.startsWith('project-')) {
+      // Project files are listed even when missing: the catalogue reports them as absent, cheaply.
+      for (const file of candidates) layers.push({ ...base, file });
+      continue;
+    }
+    for (const file of candidates) {
+      if (!(await isFile(file))) continue;
+      layers.push({ ...base, file });
+      if (row.pick === 'first') break;
     }
   }
-  if (config.projectRoot === null) return { global, project: null, notices };
-  const root = resolve(config.projectRoot);
+  const configured = config.globalModesFile === null ? null : resolve(config.globalModesFile);
+  return { layers, notices, globalFile: layers.find((l) => l.row === 'global-config')?.file ?? configured };
+}
+
+/** The active mode set's file, or null (with a notice when a pointer exists but cannot be followed). */
+async function activeModeSet(config: ModeSourcesConfig, notices: ModeIssue[]): Promise<string | null> {
+  const root = resolve(config.projectRoot!);
   const setsDir = resolve(root, config.modesetsDir ?? DEFAULT_MODESETS_DIR);
   const pointer = join(setsDir, ACTIVE_POINTER);
   let name: string | null = null;
@@ -140,28 +193,27 @@ export async function resolveModeFiles(config: ModeSourcesConfig): Promise<ModeF
     const why = err instanceof UnsafeFileError ? err.problem : `cannot be read (${errCode(err) ?? String(err)})`;
     notices.push({ file: pointer, line: 1, message: `the active mode set pointer ${why}; using .roomodes` });
   }
-  if (name !== null) {
-    const rolesDir = join(setsDir, ROLES_DIR);
-    const target = safeName(name) && SET_EXTENSIONS.some((ext) => name!.endsWith(ext)) ? join(rolesDir, name) : null;
-    const problem = target === null
-      ? 'the active mode set pointer must hold a plain .yaml, .yml or .json file name (its content is not shown)'
-      : !(await isFile(target)) ? `the active mode set "${name}" is not a file in ${rolesDir}`
-        : !(await staysInside(target, root)) ? `the active mode set "${name}" leads outside the project through a symbolic link`
-          : null;
-    if (problem === null && target !== null) return { global, project: { file: target, kind: 'modeset' }, notices };
-    notices.push({ file: pointer, line: 1, message: `${problem}; using .roomodes` });
-  }
-  return { global, project: { file: join(root, '.roomodes'), kind: 'roomodes' }, notices };
+  if (name === null) return null;
+  const rolesDir = join(setsDir, ROLES_DIR);
+  const target = safeName(name) && SET_EXTENSIONS.some((ext) => name!.endsWith(ext)) ? join(rolesDir, name) : null;
+  const problem = target === null
+    ? 'the active mode set pointer must hold a plain .yaml, .yml or .json file name (its content is not shown)'
+    : !(await isFile(target)) ? `the active mode set "${name}" is not a file in ${rolesDir}`
+      : !(await staysInside(target, root)) ? `the active mode set "${name}" leads outside the project through a symbolic link`
+        : null;
+  if (problem === null && target !== null) return target;
+  notices.push({ file: pointer, line: 1, message: `${problem}; using .roomodes` });
+  return null;
 }
 
-export interface LayerResult { modes: Mode[]; issues: ModeIssue[]; notices: ModeIssue[]; read: boolean }
+export interface LayerResult { modes: Mode[]; issues: ModeIssue[]; notices: ModeIssue[]; warnings: ModeIssue[]; read: boolean }
 
 /** Reads and validates one mode file. A missing file is simply absent; nothing here throws. */
 export async function readModeLayer(
   file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
   convert?: (value: unknown, file: string) => unknown,
 ): Promise<LayerResult> {
-  const out: LayerResult = { modes: [], issues: [], notices: [], read: false };
+  const out: LayerResult = { modes: [], issues: [], notices: [], warnings: [], read: false };
   let text: string;
   try {
     // Links are followed (a .roomodes linked from a shared checkout is common); only a regular file
@@ -205,6 +257,7 @@ export async function readModeLayer(
   }
   out.issues.push(...checked.issues);
   out.notices.push(...checked.notices);
+  out.warnings.push(...checked.warnings);
   out.modes = checked.modes.map((p) => ({ ...p.mode, source, file, ...(p.line !== undefined ? { line: p.line } : {}) }));
   return out;
 }
@@ -212,19 +265,17 @@ export async function readModeLayer(
 /** Reads every source and builds a fresh catalogue. */
 export async function loadCatalogue(config: ModeSourcesConfig): Promise<Catalogue> {
   const files = await resolveModeFiles(config);
-  const empty: LayerResult = { modes: [], issues: [], notices: [], read: false };
-  const [global, project] = await Promise.all([
-    files.global ? readModeLayer(files.global, 'global', false) : empty,
-    files.project
-      ? readModeLayer(files.project.file, 'project', true, files.project.kind === 'modeset' ? config.convertDocument : undefined)
-      : empty,
-  ]);
-  const merged = mergeModes(builtinModes(), global.modes, project.modes);
+  const read = await Promise.all(files.layers.map((l) =>
+    readModeLayer(l.file, l.source, l.jsonFallback, l.modeset ? config.convertDocument : undefined)));
+  const merged = mergeLayers(builtinModes(), read.map((r) => r.modes));
+  // Reports and file lists go lowest precedence first (global files, then the project's).
+  const order = read.map((r, i) => ({ r, file: files.layers[i]!.file })).reverse();
   return new Catalogue({
     modes: merged.map((m) => Object.freeze(compileMode(m))),
-    issues: [...global.issues, ...project.issues],
-    notices: [...files.notices, ...global.notices, ...project.notices],
-    files: [...(global.read && files.global ? [files.global] : []), ...(project.read && files.project ? [files.project.file] : [])],
-    globalFile: files.global,
+    issues: order.flatMap(({ r }) => r.issues),
+    notices: [...files.notices, ...order.flatMap(({ r }) => r.notices)],
+    warnings: order.flatMap(({ r }) => r.warnings),
+    files: order.filter(({ r }) => r.read).map(({ file }) => file),
+    globalFile: files.globalFile,
   });
 }

@@ -1,4 +1,4 @@
-// What a mode may do, described for people and clients: the six groups in order with their
+// What a mode may do, described for people and clients: the tool groups in order with their
 // restrictions, and the flat list of allowed tools. Reads a mode; never decides a single call.
 import { TOOL_GROUP_NAMES, type GroupName, type GroupOptions, type Mode } from './types.js';
 import { ALWAYS_AVAILABLE_TOOLS, TOOL_GROUPS } from './tool-groups.js';
@@ -13,6 +13,8 @@ export interface GroupDescription {
   tools: string[];
   /** Only on mcp with an allow-list: the qualified names or patterns it permits. */
   mcpTools?: string[];
+  /** Only on mcp when the mode names its servers (Zoo's allowedMcpServers). */
+  mcpServers?: string[];
 }
 
 function optionsOf(mode: Mode, group: GroupName): { enabled: boolean; options?: GroupOptions } {
@@ -23,7 +25,7 @@ function optionsOf(mode: Mode, group: GroupName): { enabled: boolean; options?: 
   return { enabled: false };
 }
 
-/** The six groups in Roo's order, each with whether the mode has it and any restriction. */
+/** The tool groups in order (Roo's six, then web), each with whether the mode has it and any restriction. */
 export function describeToolGroups(mode: Mode): GroupDescription[] {
   return TOOL_GROUP_NAMES.map((group) => {
     const { enabled, options } = optionsOf(mode, group);
@@ -33,6 +35,7 @@ export function describeToolGroups(mode: Mode): GroupDescription[] {
       if (options.description !== undefined) row.description = options.description;
     }
     if (enabled && group === 'mcp' && options?.tools !== undefined) row.mcpTools = [...options.tools];
+    if (enabled && group === 'mcp' && mode.allowedMcpServers !== undefined) row.mcpServers = [...mode.allowedMcpServers];
     return row;
   });
 }
@@ -44,6 +47,7 @@ export function toolsAllowed(mode: Mode): string[] {
     if (!row.enabled) continue;
     for (const t of row.tools) out.add(t);
     for (const t of row.mcpTools ?? []) out.add(t);
+    if (!row.mcpTools) for (const server of row.mcpServers ?? []) out.add(`mcp__${server}__*`);
   }
   for (const t of ALWAYS_AVAILABLE_TOOLS) out.add(t);
   return [...out];

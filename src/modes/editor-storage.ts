@@ -17,18 +17,20 @@ export const EDITOR_FOLDERS = ['Code', 'Code - Insiders', 'VSCodium', 'Cursor', 
  * Extensions whose global storage holds a global modes file, by extension id (lower case, as the
  * editors name the folder), and the file's place inside it. Add a row for another fork.
  */
-export const MODE_EXTENSIONS: readonly { id: string; file: readonly string[] }[] = [
-  { id: 'rooveterinaryinc.roo-cline', file: ['settings', 'custom_modes.yaml'] },
-];
+export const MODE_EXTENSIONS = {
+  roo: { id: 'rooveterinaryinc.roo-cline', file: ['settings', 'custom_modes.yaml'] },
+  kilo: { id: 'kilocode.kilo-code', file: ['settings', 'custom_modes.yaml'] },
+} as const satisfies Record<string, { id: string; file: readonly string[] }>;
 
 /**
- * Every place a global modes file may be, most likely first: each extension in each editor.
+ * Every place one extension's global modes file may be, in editor lookup order:
  * `<appData>/<Editor>/User/globalStorage/<extension>/settings/custom_modes.yaml`.
  */
-export function editorModesFiles(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform): string[] {
+export function editorModesFiles(env: NodeJS.ProcessEnv, platform: NodeJS.Platform = process.platform, extension: keyof typeof MODE_EXTENSIONS = 'roo'): string[] {
   const os = platform === 'win32' || platform === 'darwin' ? platform : 'linux';
   const path = os === 'win32' ? win32 : posix;
   const home = (os === 'win32' ? env.USERPROFILE : env.HOME) || homedir();
   const base = APP_DATA[os](env, home);
-  return MODE_EXTENSIONS.flatMap((ext) => EDITOR_FOLDERS.map((editor) => path.join(base, editor, 'User', 'globalStorage', ext.id, ...ext.file)));
+  const ext = MODE_EXTENSIONS[extension];
+  return EDITOR_FOLDERS.map((editor) => path.join(base, editor, 'User', 'globalStorage', ext.id, ...ext.file));
 }

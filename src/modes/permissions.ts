@@ -13,6 +13,8 @@ export interface CompiledRules {
   readonly edit: { readonly regex: RegExp | null; readonly fileRegex: string; readonly description?: string } | null;
   /** The mcp group's allow-list of qualified names, when it has one. */
   readonly mcpTools: ((name: string) => boolean) | null;
+  /** Zoo Code's allowedMcpServers: the servers whose tools pass the mcp group; null = all. */
+  readonly mcpServers: ReadonlySet<string> | null;
 }
 
 export interface CompiledMode extends Mode {
@@ -55,7 +57,17 @@ export function compileMode(mode: Mode): CompiledMode {
     }
     if (name === 'mcp' && options?.tools !== undefined) mcpTools = compileToolPatterns(options.tools);
   }
-  return { ...mode, compiled: Object.freeze({ groups, edit, mcpTools }) };
+  const mcpServers = mode.allowedMcpServers ? new Set(mode.allowedMcpServers) : null;
+  return { ...mode, compiled: Object.freeze({ groups, edit, mcpTools, mcpServers }) };
+}
+
+/** Whether an MCP tool name belongs to one of the servers (both the mcp__ and Roo's mcp_ forms). */
+function serverAllowed(tool: string, servers: ReadonlySet<string>): boolean {
+  const parsed = parseQualifiedName(tool);
+  if (parsed !== null) return servers.has(parsed.server);
+  // Roo's dynamic name mcp_<server>_<tool> cannot be split unambiguously: any allowed prefix will do.
+  for (const server of servers) if (tool.startsWith(`mcp_${server}_`)) return true;
+  return false;
 }
 
 /** Decides the tool alone (group, aliases, MCP allow-list); decideToolUse adds the path. */
@@ -73,7 +85,7 @@ export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
   const group = qualified ? 'mcp' : groupOfTool(tool);
   if (group === undefined) {
     const hint = '';
-    const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools ? ', and any MCP tool (mcp__<server>__<tool>)' : '';
+    const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools && !mode.compiled.mcpServers ? ', and any MCP tool (mcp__<server>__<tool>)' : '';
     return {
       allowed: false, group: null, error: 'tool',
       reason: `Unknown tool ${label}.${hint} Tools allowed in ${modeLabel}: ${toolsAllowed(mode).join(', ')}${anyMcp}.`,
@@ -91,6 +103,12 @@ export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
     return {
       allowed: false, group, error: 'tool',
       reason: `MCP tool ${label} is not in the mcp allow-list of ${modeLabel}.`,
+    };
+  }
+  if (qualified && rules.mcpServers && !serverAllowed(tool, rules.mcpServers)) {
+    return {
+      allowed: false, group, error: 'tool',
+      reason: `MCP tool ${label} belongs to a server ${modeLabel} may not use (allowedMcpServers: ${[...rules.mcpServers].join(', ') || 'none'}).`,
     };
   }
 

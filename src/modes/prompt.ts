@@ -8,7 +8,7 @@ import { loadRules, type RuleFile } from './rules.js';
 
 export const DEFAULT_MAX_RULES_BYTES = 64 * 1024;
 
-export interface PromptContext { projectRoot: string | null; homeDir: string; maxRulesBytes?: number }
+export interface PromptContext { projectRoot: string | null; homeDir: string; maxRulesBytes?: number; useAgentRules?: boolean }
 
 const SECTION_BREAK = '\n\n====\n\n';
 
@@ -34,6 +34,7 @@ function toolsSection(mode: Mode): string {
     if (r.fileRegex !== undefined) limit = ` (only files whose path matches ${r.fileRegex}${r.description ? `: ${r.description}` : ''})`;
     let extra = '';
     if (r.group === 'mcp') extra = r.mcpTools ? `; MCP server tools matching ${r.mcpTools.join(', ')}` : '; and the tools of connected MCP servers (mcp__<server>__<tool>)';
+    if (r.group === 'mcp' && r.mcpServers) extra += `; only from these MCP servers: ${r.mcpServers.join(', ') || 'none'}`;
     lines.push(`- ${r.group}${limit}: ${r.tools.join(', ')}${extra}`);
   }
   const missing = rows.filter((r) => !r.enabled).map((r) => r.group);
@@ -64,7 +65,7 @@ function sizeLabel(bytes: number): string {
 }
 
 /** The rules files as one section, capped at `max` bytes with a note when anything was left out. */
-function rulesSection(files: readonly RuleFile[], max: number): string | null {
+function rulesSection(files: readonly RuleFile[], max: number, withAgents: boolean): string | null {
   if (files.length === 0) return null;
   const blocks: string[] = [];
   let used = 0;
@@ -100,7 +101,10 @@ function rulesSection(files: readonly RuleFile[], max: number): string | null {
     if (omitted > 0) parts.push(`${omitted} more file${omitted === 1 ? ' was' : 's were'} left out`);
     body += `\n\n[Note: the rules are limited to ${sizeLabel(max)}; ${parts.join(' and ')}.]`;
   }
-  return `RULES\n\nThese rules come from files: first those for this mode, then those for every mode.\n\n${body}`;
+  const order = withAgents
+    ? 'first those for this mode, then the project\'s agent rules (AGENTS.md), then those for every mode'
+    : 'first those for this mode, then those for every mode';
+  return `RULES\n\nThese rules come from files: ${order}.\n\n${body}`;
 }
 
 /** The full system prompt of `mode`; `all` is the catalogue, for the list of other modes. */
@@ -111,7 +115,8 @@ export async function buildSystemPrompt(mode: Mode, all: readonly Mode[], ctx: P
   const modes = modesSection(mode, all);
   if (modes) sections.push(modes);
   if (mode.customInstructions?.trim()) sections.push(`MODE INSTRUCTIONS\n\n${mode.customInstructions.trim()}`);
-  const rulesText = rulesSection([...rules.mode, ...rules.general], max);
+  // Roo's order (roo.md A5): mode rules, then AGENTS.md, then the generic rules.
+  const rulesText = rulesSection([...rules.mode, ...rules.agents, ...rules.general], max, rules.agents.length > 0);
   if (rulesText) sections.push(rulesText);
   return `${sections.join(SECTION_BREAK)}\n`;
 }

@@ -6,10 +6,15 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { builtinModes } from './builtin.js';
 import { compileMode } from './permissions.js';
-import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, type ModeSourcesConfig } from './catalogue.js';
+import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, sourcePaths, type ModeSourcesConfig } from './catalogue.js';
+import { allCandidates } from './sources.js';
+import { AGENT_RULES_FILES } from './rules.js';
+
+const AGENT_FILE_NAMES: ReadonlySet<string> = new Set([...AGENT_RULES_FILES.main, AGENT_RULES_FILES.local]);
 
 export type { ModeSourcesConfig } from './catalogue.js';
-export type ModesChange = { changedSlugs: string[]; listChanged: boolean };
+/** `promptsChanged`: a file every composed prompt reads (AGENTS.md…) changed, though no mode did. */
+export type ModesChange = { changedSlugs: string[]; listChanged: boolean; promptsChanged?: boolean };
 
 /** Editors save in bursts (truncate, write, rename); one reload per burst is enough. */
 const DEBOUNCE_MS = 75;
@@ -34,6 +39,8 @@ export class ModeRegistry {
   readonly #watched = new Map<string, Watched>();
   #timer: NodeJS.Timeout | null = null;
   #queued = false;
+  /** An agent-rules file changed since the last reload started. */
+  #agentsTouched = false;
   #chain: Promise<void> = Promise.resolve();
 
   constructor(config: ModeSourcesConfig, log: Logger) {
@@ -97,6 +104,8 @@ export class ModeRegistry {
 
   async #reload(notify: boolean): Promise<void> {
     if (this.#closed) return;
+    const promptsChanged = this.#agentsTouched;
+    this.#agentsTouched = false;
     const before = this.#current;
     const after = await loadCatalogue(this.#config);
     if (this.#closed) return;
@@ -107,15 +116,19 @@ export class ModeRegistry {
         this.#log.warn(`${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.message}`);
       }
     }
+    if (JSON.stringify(after.warnings) !== JSON.stringify(before.warnings)) {
+      for (const w of after.warnings) this.#log.warn(`${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`);
+    }
     if (JSON.stringify(after.notices) !== JSON.stringify(before.notices)) {
       for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
     }
     if (this.#watching) await this.#syncWatchers();
     if (!notify) return;
-    const change = diffCatalogues(before, after);
-    if (change.changedSlugs.length === 0 && !change.listChanged) return;
+    const change: ModesChange = diffCatalogues(before, after);
+    if (promptsChanged) change.promptsChanged = true;
+    if (change.changedSlugs.length === 0 && !change.listChanged && !promptsChanged) return;
     // Debug, not info: a mode-set call reloads too, and the client hears of it through list_changed.
-    this.#log.debug(`modes reloaded; changed: ${change.changedSlugs.join(', ') || '(order only)'}`);
+    this.#log.debug(`modes reloaded; changed: ${change.changedSlugs.join(', ') || (change.listChanged ? '(order only)' : '(agent rules only)')}`);
     for (const listener of this.#listeners) {
       try { listener(change); } catch (err) { this.#log.error('a modes-changed listener failed', err); }
     }
@@ -124,16 +137,11 @@ export class ModeRegistry {
   /** The files whose changes matter, as the last load saw the configuration. */
   #targets(): string[] {
     const c = this.#config;
-    const out = c.globalModesFile !== null
-      ? [resolve(c.globalModesFile)]
-      : [resolve(c.configDir, 'modes.yaml'), resolve(c.configDir, 'custom_modes.yaml')];
-    // A file found in an editor's storage is watched too (the config dir stays watched for a new one).
-    const found = this.#current.globalFile;
-    if (found !== null && !out.includes(found)) out.push(found);
+    const out = allCandidates(sourcePaths(c));
     if (c.projectRoot !== null) {
-      const root = resolve(c.projectRoot);
-      const sets = resolve(root, c.modesetsDir ?? DEFAULT_MODESETS_DIR);
-      out.push(join(root, '.roomodes'), join(sets, 'active_mode_set'), join(sets, 'roles', ANY));
+      const sets = resolve(resolve(c.projectRoot), c.modesetsDir ?? DEFAULT_MODESETS_DIR);
+      out.push(join(sets, 'active_mode_set'), join(sets, 'roles', ANY));
+      if (c.agentRules !== false) for (const name of AGENT_FILE_NAMES) out.push(join(resolve(c.projectRoot), name));
     }
     return out;
   }
@@ -177,6 +185,7 @@ export class ModeRegistry {
         const watched: Watched = { ino: want.ino, names: want.names, watcher: null as unknown as FSWatcher };
         watched.watcher = fsWatch(dir, { persistent: false }, (_event, filename) => {
           const name = typeof filename === 'string' ? filename : null;
+          if (name !== null && AGENT_FILE_NAMES.has(name) && watched.names.has(name)) this.#agentsTouched = true;
           if (name === null || watched.names.has(ANY) || watched.names.has(name) || name === basename(dir)) this.#schedule();
         });
         watched.watcher.on('error', (err) => {

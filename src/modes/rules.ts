@@ -1,10 +1,15 @@
 // Finds and reads rules files in Roo's order (~/.roo then <project>/.roo, with the .roorules and
-// .clinerules fallbacks). Async and read-only; it never composes the prompt or caches anything.
+// .clinerules fallbacks, and the project's AGENTS.md). Async and read-only; never composes or caches.
 import { readdir, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { readFileSafely } from '../files/safe-read.js';
 
-export interface RulesContext { projectRoot: string | null; homeDir: string }
+export interface RulesContext {
+  projectRoot: string | null;
+  homeDir: string;
+  /** Roo's useAgentRules: read AGENTS.md (or AGENT.md) and AGENTS.local.md (default true). */
+  useAgentRules?: boolean;
+}
 
 export interface RuleFile {
   /** Absolute path. */
@@ -16,7 +21,14 @@ export interface RuleFile {
   cut: boolean;
 }
 
-export interface RuleSets { mode: RuleFile[]; general: RuleFile[] }
+/** In prompt order: the mode's own rules, then the project's agent rules, then the generic rules. */
+export interface RuleSets { mode: RuleFile[]; agents: RuleFile[]; general: RuleFile[] }
+
+/**
+ * The agent-rules files of the project root, in Roo's order: AGENTS.md, or AGENT.md when AGENTS.md
+ * is missing or empty; then AGENTS.local.md. One table, also what the mode watcher looks at.
+ */
+export const AGENT_RULES_FILES = { main: ['AGENTS.md', 'AGENT.md'], local: 'AGENTS.local.md' } as const;
 
 /** Editor droppings and caches that are never rules. */
 const SKIPPED_SUFFIXES = ['.log', '.bak', '.tmp', '.lock'];
@@ -122,12 +134,29 @@ async function collect(sub: string, fallbacks: readonly string[], ctx: RulesCont
   return [];
 }
 
+/** AGENTS.md (else AGENT.md) and AGENTS.local.md from the project root, bounded and confined. */
+export async function loadAgentRules(ctx: RulesContext, cap: number): Promise<RuleFile[]> {
+  if (ctx.projectRoot === null || ctx.useAgentRules === false) return [];
+  const root = resolve(ctx.projectRoot);
+  const readOne = async (name: string): Promise<RuleFile[]> => {
+    // Under the project root, so readAll confines it there (a link out of the project reads nothing).
+    return readAll([join(root, name)], ctx, cap);
+  };
+  let main: RuleFile[] = [];
+  for (const name of AGENT_RULES_FILES.main) {
+    main = await readOne(name);
+    if (main.length > 0) break;
+  }
+  return [...main, ...(await readOne(AGENT_RULES_FILES.local))];
+}
+
 /**
- * The rules for a mode: its own (rules-<slug>/, .roorules-<slug>, .clinerules-<slug>) and those
- * for every mode (rules/, .roorules, .clinerules). No file is read past `cap` bytes.
+ * The rules for a mode: its own (rules-<slug>/, .roorules-<slug>, .clinerules-<slug>), the
+ * project's agent rules (AGENTS.md…) and those for every mode (rules/, .roorules, .clinerules). No file is read past `cap` bytes.
  */
 export async function loadRules(slug: string, ctx: RulesContext, cap: number): Promise<RuleSets> {
   const mode = await collect(`rules-${slug}`, [`.roorules-${slug}`, `.clinerules-${slug}`], ctx, cap);
+  const agents = await loadAgentRules(ctx, cap);
   const general = await collect('rules', ['.roorules', '.clinerules'], ctx, cap);
-  return { mode, general };
+  return { mode, agents, general };
 }

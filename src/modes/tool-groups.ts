@@ -16,6 +16,7 @@ export const TOOL_GROUPS: Readonly<Record<GroupName, readonly string[]>> = {
   command: ['execute_command', 'read_command_output'],
   mcp: ['use_mcp_tool', 'access_mcp_resource'],
   modes: ['switch_mode', 'new_task'],
+  web: ['fetch_web_content'],
 };
 
 /** Old or alternative names, mapped to the tool they stand for (alias → canonical). */

@@ -1,8 +1,11 @@
 // Shapes of modes as Roo writes them (ModeConfig) and as the server holds them (Mode).
 // Pure types and the group-name table; no behaviour lives here.
 
-/** The six tool groups, in Roo's order (browser is kept: the built-ins of our API have it). */
-export const TOOL_GROUP_NAMES = ['read', 'edit', 'browser', 'command', 'mcp', 'modes'] as const;
+/**
+ * The tool groups: Roo's six in Roo's order (browser is kept: the built-ins of our API have it),
+ * then Zoo Code's `web` (its fetch_web_content tool).
+ */
+export const TOOL_GROUP_NAMES = ['read', 'edit', 'browser', 'command', 'mcp', 'modes', 'web'] as const;
 export type GroupName = (typeof TOOL_GROUP_NAMES)[number];
 
 export interface GroupOptions {
@@ -26,6 +29,12 @@ export interface ModeConfig {
   description?: string;
   customInstructions?: string;
   groups: GroupEntry[];
+  /** Zoo Code: only these MCP servers' tools pass the mcp group (absent = every server). */
+  allowedMcpServers?: string[];
+  /** Kilo Code: a codicon name shown beside the mode (e.g. `codicon-code`); no effect on rules. */
+  iconName?: string;
+  /** The `source` the file itself declares (Kilo adds `organization`); where it loaded from is `Mode.source`. */
+  declaredSource?: 'global' | 'project' | 'organization';
 }
 
 /** A loaded mode: where it came from, and where in that file. */

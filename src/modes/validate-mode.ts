@@ -9,8 +9,21 @@ export const SLUG_PATTERN = /^[a-zA-Z0-9-]+$/;
 
 export type Positions = WeakMap<object, { line: number; column: number }>;
 
+/**
+ * Every key a mode entry may carry in some living dialect: Roo 3.52, its export format
+ * (`rulesFiles`), Zoo Code (`allowedMcpServers`) and Kilo Code (`iconName`). Anything else is
+ * ignored, as Roo's loader drops it, and reported once per file.
+ */
+export const KNOWN_MODE_KEYS: ReadonlySet<string> = new Set([
+  'slug', 'name', 'roleDefinition', 'whenToUse', 'description', 'customInstructions', 'groups', 'source',
+  'rulesFiles', 'allowedMcpServers', 'iconName',
+]);
+
+/** The `source` values a file may declare (Kilo adds organization); any other is ignored, as today. */
+const DECLARED_SOURCES = ['global', 'project', 'organization'] as const;
+
 export type EntryResult =
-  | { ok: true; mode: ModeConfig }
+  | { ok: true; mode: ModeConfig; unknownKeys: string[] }
   | { ok: false; slug?: string; problems: string[] };
 
 /** A valid mode of a document, with where its entry starts. */
@@ -22,6 +35,8 @@ export interface DocumentResult {
   issues: ModeIssue[];
   /** Not errors: the document simply holds no modes (no customModes list, a scalar root…). */
   notices: ModeIssue[];
+  /** Loaded anyway, but worth a look: keys no dialect knows (one entry per file). */
+  warnings: ModeIssue[];
 }
 
 const show = (v: unknown): string => {
@@ -116,14 +131,27 @@ export function validateModeEntry(entry: unknown): EntryResult {
     else problems.push(`${key}: must be a string when present, got ${show(v)}`);
   }
   const groups = checkGroups(entry.groups, problems);
+  const dialect: Pick<ModeConfig, 'allowedMcpServers' | 'iconName' | 'declaredSource'> = {};
+  const servers = entry.allowedMcpServers;
+  if (servers !== undefined) {
+    if (Array.isArray(servers) && servers.every((x) => typeof x === 'string' && x.length > 0)) dialect.allowedMcpServers = [...(servers as string[])];
+    else problems.push(`allowedMcpServers: must be a list of MCP server names, got ${show(servers)}`);
+  }
+  if (entry.iconName !== undefined) {
+    if (typeof entry.iconName === 'string') dialect.iconName = entry.iconName;
+    else problems.push(`iconName: must be a string when present, got ${show(entry.iconName)}`);
+  }
+  const declared = DECLARED_SOURCES.find((s) => s === entry.source);
+  if (declared !== undefined) dialect.declaredSource = declared;
   const shownSlug = typeof slug === 'string' && slug.length > 0 ? slug : undefined;
   if (problems.length > 0) return shownSlug === undefined ? { ok: false, problems } : { ok: false, slug: shownSlug, problems };
-  return { ok: true, mode: { slug: slug as string, name, roleDefinition, ...optional, groups } };
+  const unknownKeys = Object.keys(entry).filter((k) => !KNOWN_MODE_KEYS.has(k));
+  return { ok: true, mode: { slug: slug as string, name, roleDefinition, ...optional, groups, ...dialect }, unknownKeys };
 }
 
 /** Validates a whole parsed mode document; each mode stands or falls on its own. */
 export function validateModeDocument(value: unknown, file: string, positions?: Positions): DocumentResult {
-  const result: DocumentResult = { modes: [], issues: [], notices: [] };
+  const result: DocumentResult = { modes: [], issues: [], notices: [], warnings: [] };
   const where = (node: unknown): { line?: number; column?: number } => {
     const p = typeof node === 'object' && node !== null ? positions?.get(node) : undefined;
     return p ? { line: p.line, column: p.column } : {};
@@ -141,6 +169,7 @@ export function validateModeDocument(value: unknown, file: string, positions?: P
     return result;
   }
   const taken = new Map<string, number | undefined>();
+  const unknown = new Map<string, string[]>();
   list.forEach((entry: unknown, i) => {
     const at = isRecord(entry) ? where(entry) : where(list);
     const checked = validateModeEntry(entry);
@@ -162,7 +191,17 @@ export function validateModeDocument(value: unknown, file: string, positions?: P
       return;
     }
     taken.set(slug, at.line);
+    for (const key of checked.unknownKeys) unknown.set(key, [...(unknown.get(key) ?? []), slug]);
     result.modes.push({ mode: checked.mode, ...at });
   });
+  if (unknown.size > 0) {
+    const keys = [...unknown.keys()];
+    const slugs = [...new Set([...unknown.values()].flat())];
+    const shown = slugs.length > 5 ? `${slugs.slice(0, 5).join(', ')} and ${slugs.length - 5} more` : slugs.join(', ');
+    result.warnings.push({
+      file, ...where(value),
+      message: `ignored key${keys.length === 1 ? '' : 's'} no mode dialect knows, as Roo's loader ignores them: ${keys.slice(0, 20).join(', ')}${keys.length > 20 ? ', …' : ''} (in ${shown})`,
+    });
+  }
   return result;
 }

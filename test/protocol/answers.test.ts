@@ -128,11 +128,11 @@ test('modes --matrix prints the modes × tool groups grid with each file pattern
   const r = await runCli(['modes', '--matrix', '--project-root', root]);
   assert.equal(r.code, 0, r.stderr);
   const rows = r.stdout.split('\n');
-  assert.match(rows[0]!, /^MODE\s+READ\s+EDIT\s+BROWSER\s+COMMAND\s+MCP\s+MODES$/);
-  assert.match(r.stdout, /^code\s+✓\s+✓\s+✓\s+✓\s+✓\s+✓$/m);
-  assert.match(r.stdout, /^architect\s+✓\s+\\\.md\$\s+✓\s+·\s+✓\s+✓$/m);
-  assert.match(r.stdout, /^orchestrator\s+·\s+·\s+·\s+·\s+·\s+✓$/m);
-  assert.match(r.stdout, /^docs\s+✓\s+\\\.mdx\?\$\s+·\s+·\s+·\s+·$/m);
+  assert.match(rows[0]!, /^MODE\s+READ\s+EDIT\s+BROWSER\s+COMMAND\s+MCP\s+MODES\s+WEB$/);
+  assert.match(r.stdout, /^code\s+✓\s+✓\s+✓\s+✓\s+✓\s+✓\s+·$/m);
+  assert.match(r.stdout, /^architect\s+✓\s+\\\.md\$\s+✓\s+·\s+✓\s+✓\s+·$/m);
+  assert.match(r.stdout, /^orchestrator\s+·\s+·\s+·\s+·\s+·\s+✓\s+·$/m);
+  assert.match(r.stdout, /^docs\s+✓\s+\\\.mdx\?\$\s+·\s+·\s+·\s+·\s+·$/m);
   const both = await runCli(['modes', '--matrix', '--json']);
   assert.equal(both.code, 2);
 });

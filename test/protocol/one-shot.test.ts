@@ -111,7 +111,7 @@ test('finds Roo Code\'s global modes file in an editor\'s storage, and says whic
   const file = editorModes(home, ['.config'], 'Cursor', 'from-cursor');
   const modes = await runCli(['modes'], { home });
   assert.equal(modes.code, 0, modes.stderr);
-  assert.match(modes.stdout, /^from-cursor\s+From Cursor\s+global\s+read$/m);
+  assert.match(modes.stdout, /^from-cursor\s+From Cursor\s+global\s+read\s+\S+custom_modes\.yaml$/m);
   assert.match(modes.stdout, new RegExp(`^Global modes file: ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}$`, 'm'));
   const json = JSON.parse((await runCli(['modes', '--json'], { home })).stdout);
   assert.equal(json.global_modes_file, file);

@@ -172,7 +172,7 @@ test('reads the full mode, its Roo configuration and its system prompt', async (
   assert.equal(mode.slug, 'architect');
   assert.equal(mode.name, '🏗️ Architect');
   assert.equal(mode.source, 'builtin');
-  assert.deepEqual(Object.keys(mode.tool_groups).sort(), ['browser', 'command', 'edit', 'mcp', 'modes', 'read']);
+  assert.deepEqual(Object.keys(mode.tool_groups).sort(), ['browser', 'command', 'edit', 'mcp', 'modes', 'read', 'web']);
   assert.deepEqual(mode.tool_groups.read, { enabled: true });
   assert.equal(mode.tool_groups.command.enabled, false);
   assert.equal(mode.tool_groups.edit.enabled, true);

@@ -186,7 +186,7 @@ test('get_mode_info marks each group ✓/✗ with the restriction, adds the prom
   assert.equal(info.metadata.name, '🏗️ Architect');
   assert.equal(info.metadata.source, 'builtin');
   assert.equal(typeof info.metadata.role_definition, 'string');
-  assert.deepEqual(Object.keys(info.metadata.tool_groups).sort(), ['browser', 'command', 'edit', 'mcp', 'modes', 'read']);
+  assert.deepEqual(Object.keys(info.metadata.tool_groups).sort(), ['browser', 'command', 'edit', 'mcp', 'modes', 'read', 'web']);
   assert.equal(info.metadata.tool_groups.command.enabled, false);
   assert.equal(info.metadata.tool_groups.edit.enabled, true);
   assert.equal(info.metadata.tool_groups.edit.file_regex, '\\.md$');

@@ -43,6 +43,7 @@ export const TOOLS = [
   'list_modes', 'get_mode_info', 'create_task', 'switch_mode', 'get_task_info', 'validate_tool_use', 'complete_task',
   'orchestrator_mode_list', 'orchestrator_mode_validate', 'orchestrator_mode_backup', 'orchestrator_mode_select',
   'orchestrator_mode_create', 'orchestrator_mode_restore', 'roo_ipc_status',
+  'export_mode', 'import_mode', 'create_mode', 'update_mode', 'delete_mode',
 ] as const;
 
 const NOTIFICATIONS = ['notifications/initialized', 'notifications/cancelled', 'notifications/progress', 'notifications/roots/list_changed', 'notifications/whatever', 'notifications/message'];
@@ -193,6 +194,17 @@ export class LineGenerator {
       case 'orchestrator_mode_select': return { mode_file: r.pick(['default_roles.yaml', '.roomodes', 'nope.yaml', '../x.yaml']), ...(r.chance(0.3) ? { backup_current: false } : {}) };
       case 'orchestrator_mode_create': return { mode_name: `fuzz-${++this.#serial}`, ...(r.chance(0.2) ? { template_source: r.pick(['default_roles.yaml', 'nope.yaml']) } : {}) };
       case 'orchestrator_mode_restore': return { backup_file: r.pick(['mode_backup_20250101_000000.yaml', '../x.yaml']) };
+      case 'export_mode': return { mode_slug: r.pick(MODES.filter(Boolean)) };
+      case 'import_mode': return {
+        yaml: r.pick(['customModes: []\n', '{{', 'customModes:\n  - slug: fuzz-imp\n    name: I\n    roleDefinition: r\n    groups: [read]\n    rulesFiles:\n      - relativePath: ../x.md\n        content: x\n', r.pick(ODD_TEXT) || 'x']),
+        dry_run: r.chance(0.5),
+      };
+      case 'create_mode': return {
+        slug: `fuzz-${++this.#serial}`, name: 'F', role_definition: r.pick(ODD_TEXT) || 'r', groups: [{ group: r.pick(['read', 'edit', 'web']) }],
+        ...(r.chance(0.3) ? { session_id: this.#session() } : {}),
+      };
+      case 'update_mode': return { slug: r.pick(['fuzz-1', 'code', 'nope']), name: r.pick(ODD_TEXT) || 'U' };
+      case 'delete_mode': return { slug: r.pick(['fuzz-1', 'fuzz-2', 'code', 'nope']), remove_rules: r.chance(0.3) };
       default: return {};
     }
   }

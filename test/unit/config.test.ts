@@ -17,6 +17,7 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   sessions: { timeout: 3600, cleanup_interval: 300, persistence: { enabled: false, storage_path: '~/.roo-code/mcp_sessions', lock_timeout_ms: 10000 } },
   logging: { level: 'INFO', file: null },
   modesets: { dir: '.task_orchestrator' },
+  prompts: { use_agent_rules: true },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
 };
 

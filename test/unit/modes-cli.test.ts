@@ -34,7 +34,7 @@ test('modes --json lists every mode in Roo form and the errors with file and lin
   const code = await runModes(['--json', '--project-root', join(base, 'project'), `--config-dir=${join(base, 'config')}`], c.io);
   assert.equal(code, 0);
   const parsed = JSON.parse(c.out()) as { modes: Record<string, unknown>[]; errors: Record<string, unknown>[] };
-  assert.deepEqual(Object.keys(parsed), ['modes', 'errors', 'global_modes_file']);
+  assert.deepEqual(Object.keys(parsed), ['modes', 'errors', 'warnings', 'global_modes_file']);
   assert.deepEqual(parsed.modes.map((m) => m.slug), ['code', 'architect', 'ask', 'debug', 'orchestrator', 'docs']);
   assert.deepEqual(parsed.modes[5], { slug: 'docs', name: 'Docs', source: 'project', file, roleDefinition: 'Writes docs.', whenToUse: 'w', groups: good.groups });
   assert.deepEqual(Object.keys(parsed.modes[0]!), ['slug', 'name', 'source', 'roleDefinition', 'whenToUse', 'description', 'groups']);
@@ -50,10 +50,10 @@ test('modes prints a table and reads the project and config dir from the environ
   const c = io({ ROO_PROJECT_ROOT: join(base, 'project'), ROO_CONFIG_DIR: join(base, 'config') });
   assert.equal(await runModes([], c.io), 0);
   const lines = c.out().trimEnd().split('\n');
-  assert.match(lines[0]!, /^SLUG\s+NAME\s+SOURCE\s+GROUPS$/);
+  assert.match(lines[0]!, /^SLUG\s+NAME\s+SOURCE\s+GROUPS\s+FILE$/);
   assert.equal(lines.length, 9);
   assert.equal(lines[8], `Global modes file: ${join(base, 'config', 'modes.yaml')}`);
-  assert.match(lines[6]!, /^docs\s+Docs\s+global\s+read, edit\(\\\.md\$\)$/);
+  assert.match(lines[6]!, /^docs\s+Docs\s+global\s+read, edit\(\\\.md\$\)\s+\S*modes\.yaml$/);
   assert.equal(c.err(), '');
 });
 

@@ -168,10 +168,10 @@ test('regexes are compiled once per mode, not per check', async () => {
   assert.equal(regex!.global, false);
 });
 
-test('describeToolGroups reports six groups in order with the edit restriction', async () => {
+test('describeToolGroups reports the seven groups in order with the edit restriction', () => {
   const rows = describeToolGroups(mode('architect'));
   assert.deepEqual(rows.map((r) => [r.group, r.enabled]), [
-    ['read', true], ['edit', true], ['browser', true], ['command', false], ['mcp', true], ['modes', true],
+    ['read', true], ['edit', true], ['browser', true], ['command', false], ['mcp', true], ['modes', true], ['web', false],
   ]);
   assert.equal(rows[1]!.fileRegex, '\\.md$');
   assert.equal(rows[1]!.description, 'Markdown files only');

@@ -44,7 +44,7 @@ test('sections come in order: role, identity, tools, other modes, instructions, 
   const at = positions(text, ['\nMODE\n', '(slug: architect)', '\nTOOLS\n', '\nOTHER MODES\n', '\nMODE INSTRUCTIONS\n', '\nRULES\n', 'Mode rule.', 'General rule.']);
   assert.ok(ascending(at), String(at));
   assert.match(text, /- edit \(only files whose path matches \\\.md\$: Markdown files only\): apply_diff/);
-  assert.match(text, /Not available in this mode: command\./);
+  assert.match(text, /Not available in this mode: command, web\./);
   assert.match(text, /- 💻 Code \(code\): Use this mode to write/);
   assert.doesNotMatch(text.slice(text.indexOf('OTHER MODES')), /\(architect\):/);
   assert.equal(text, await buildSystemPrompt(architect, all, { projectRoot: fs.project, homeDir: fs.home }), 'deterministic');

@@ -100,3 +100,16 @@ test('patterns with many wildcards are matched without a regex', () => {
   assert.ok(matchesToolPattern('mcp__x.y__z', 'mcp__x.y__*'));
   assert.ok(!matchesToolPattern('mcp__xzy__z', 'mcp__x.y__*'));
 });
+
+test('the mode source table: unique ids, project rows before global rows, every row naming files', async () => {
+  const { MODE_SOURCES, allCandidates } = await import('../../src/modes/sources.js');
+  const ids = MODE_SOURCES.map((r) => r.id);
+  assert.equal(new Set(ids).size, ids.length);
+  const firstGlobal = MODE_SOURCES.findIndex((r) => r.source === 'global');
+  assert.ok(MODE_SOURCES.slice(firstGlobal).every((r) => r.source === 'global'), 'project rows come first');
+  const paths = { projectRoot: '/p', configDir: '/c', globalModesFile: null, homeDir: '/h', platform: 'linux' as const, env: { HOME: '/h' } };
+  for (const row of MODE_SOURCES) assert.ok(row.candidates(paths).length > 0, row.id);
+  assert.ok(allCandidates(paths).includes('/h/.config/Code/User/globalStorage/kilocode.kilo-code/settings/custom_modes.yaml'));
+  assert.ok(allCandidates(paths).includes('/p/.kilocodemodes'));
+  assert.ok(allCandidates(paths).includes('/h/.config/Cursor/User/globalStorage/rooveterinaryinc.roo-cline/settings/custom_modes.yaml'), 'Roo\'s own global file is a global-config candidate');
+});

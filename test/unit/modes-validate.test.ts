@@ -14,10 +14,35 @@ const refuses = (entry: unknown, pattern: RegExp): void => {
   assert.ok(p.some((m) => pattern.test(m)), `expected ${pattern} in ${JSON.stringify(p)}`);
 };
 
-test('accepts a minimal mode and normalises it, dropping unknown keys', () => {
+test('accepts a minimal mode and normalises it, dropping unknown keys and naming them', () => {
   const r = validateModeEntry({ ...base, rulesFiles: [], source: 'project', enabled: true });
   assert.ok(r.ok);
-  assert.deepEqual(r.mode, { slug: 'docs', name: 'Docs', roleDefinition: 'Writes docs.', groups: ['read'] });
+  assert.deepEqual(r.mode, { slug: 'docs', name: 'Docs', roleDefinition: 'Writes docs.', groups: ['read'], declaredSource: 'project' });
+  assert.deepEqual(r.unknownKeys, ['enabled']);
+});
+
+test('accepts the dialects: Zoo web group and allowedMcpServers, Kilo iconName and organization source', () => {
+  const r = validateModeEntry({ ...base, groups: ['read', 'web'], allowedMcpServers: ['github'], iconName: 'codicon-globe', source: 'organization' });
+  assert.ok(r.ok);
+  assert.deepEqual(r.mode, {
+    slug: 'docs', name: 'Docs', roleDefinition: 'Writes docs.', groups: ['read', 'web'],
+    allowedMcpServers: ['github'], iconName: 'codicon-globe', declaredSource: 'organization',
+  });
+  assert.deepEqual(r.unknownKeys, []);
+  refuses({ ...base, allowedMcpServers: 'github' }, /^allowedMcpServers: must be a list/);
+  refuses({ ...base, allowedMcpServers: [''] }, /^allowedMcpServers: must be a list/);
+  refuses({ ...base, iconName: 3 }, /^iconName: must be a string/);
+  // An unknown declared source is ignored, as before the dialects: real files carry odd ones.
+  const odd = validateModeEntry({ ...base, source: 'string' });
+  assert.ok(odd.ok && odd.mode.declaredSource === undefined);
+});
+
+test('unknown keys give one warning per file, naming the keys and the modes, and skip nothing', () => {
+  const r = validateModeDocument({ customModes: [{ ...base, inputSpec: 1 }, { ...base, slug: 'b', inputSpec: 2, notes: 'n' }] }, 'f');
+  assert.equal(r.modes.length, 2);
+  assert.deepEqual(r.issues, []);
+  assert.equal(r.warnings.length, 1);
+  assert.match(r.warnings[0]!.message, /inputSpec, notes \(in docs, b\)/);
 });
 
 test('keeps the optional texts when they are strings', () => {
@@ -145,5 +170,5 @@ test('documents without a customModes list define no modes and raise only a noti
     assert.deepEqual(r.issues, []);
     assert.equal(r.notices.length, 1, JSON.stringify(doc));
   }
-  assert.deepEqual(validateModeDocument({ customModes: [] }, 'f'), { modes: [], issues: [], notices: [] });
+  assert.deepEqual(validateModeDocument({ customModes: [] }, 'f'), { modes: [], issues: [], notices: [], warnings: [] });
 });

@@ -1,0 +1,86 @@
+// create_mode, update_mode and delete_mode: turn the tools' snake_case arguments into mode fields,
+// ask the session gate, call the authoring module and reload the catalogue. No file work in here.
+import type { Catalogue } from '../modes/catalogue.js';
+import type { GroupEntry, GroupName, GroupOptions } from '../modes/types.js';
+import type { ModeFields, PlannedWrite } from '../modes/authoring.js';
+import type { Scope, ScopeConfig } from '../modes/mode-writes.js';
+import type { ToolFamily, ToolResult } from './tool-types.js';
+
+export interface AuthoringDeps {
+  catalogue(): Catalogue;
+  scopeConfig(): ScopeConfig;
+  /** Throws -32005/-32006 when the session's mode may not write the planned files. */
+  sessionGate(sessionId: string, plan: PlannedWrite): Promise<void>;
+  /** Reloads the catalogue through the path file watching uses, so clients are notified. */
+  reload(): Promise<void>;
+}
+
+/** The tools' group objects in Roo's form: a bare name, or [name, options] when restricted. */
+function groupsOf(raw: unknown): GroupEntry[] | undefined {
+  if (!Array.isArray(raw)) return undefined;
+  return raw.map((g: Record<string, unknown>): GroupEntry => {
+    const options: GroupOptions = {};
+    if (typeof g.file_regex === 'string') options.fileRegex = g.file_regex;
+    if (typeof g.description === 'string') options.description = g.description;
+    if (Array.isArray(g.mcp_tools)) options.tools = g.mcp_tools as string[];
+    const name = g.group as GroupName;
+    return Object.keys(options).length === 0 ? name : [name, options];
+  });
+}
+
+/** Only the fields given; the argument names are the tools' snake_case. */
+function fieldsOf(args: Record<string, unknown>): ModeFields {
+  const out: ModeFields = {};
+  const text = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
+  const set = <K extends keyof ModeFields>(key: K, value: ModeFields[K] | undefined): void => { if (value !== undefined) out[key] = value; };
+  set('name', text(args.name));
+  set('roleDefinition', text(args.role_definition));
+  set('whenToUse', text(args.when_to_use));
+  set('description', text(args.description));
+  set('customInstructions', text(args.custom_instructions));
+  set('groups', groupsOf(args.groups));
+  set('allowedMcpServers', Array.isArray(args.allowed_mcp_servers) ? args.allowed_mcp_servers as string[] : undefined);
+  set('iconName', text(args.icon_name));
+  return out;
+}
+
+function report(r: import('../modes/authoring.js').AuthoringResult): ToolResult {
+  const lines = [`${r.action[0]!.toUpperCase()}${r.action.slice(1)} mode "${r.slug}" in ${r.mode_file} (${r.scope}, ${r.format}).`];
+  if (!r.preserved_format) lines.push('The file\'s layout could not be edited in place, so it was written out whole (its comments are gone; the backup has them).');
+  if (r.backup) lines.push(`Backup of the previous file: ${r.backup}`);
+  if (r.removed_rules_dir) lines.push(`Removed the rules folder ${r.removed_rules_dir}.`);
+  return { text: lines.join('\n'), metadata: { ...r } };
+}
+
+export function authoringTools(d: AuthoringDeps): ToolFamily {
+  const context = (args: Record<string, unknown>) => ({
+    catalogue: d.catalogue(),
+    scopes: d.scopeConfig(),
+    gate: (plan: PlannedWrite) => (typeof args.session_id === 'string' ? d.sessionGate(args.session_id, plan) : Promise.resolve()),
+  });
+  const load = () => import('../modes/authoring.js');
+  const done = async (r: import('../modes/authoring.js').AuthoringResult): Promise<ToolResult> => {
+    await d.reload();
+    const out = report(r);
+    // A file of higher precedence (or the active mode set) can hide what was just written: say so.
+    const winner = d.catalogue().get(r.slug);
+    if (r.action !== 'deleted' && winner?.file !== r.mode_file) {
+      out.text += `\nNote: the mode "${r.slug}" in force comes from ${winner?.file ?? 'the built-in modes'}, which takes precedence over ${r.mode_file}.`;
+    }
+    return out;
+  };
+  return {
+    async create_mode(args) {
+      const { createMode } = await load();
+      return done(await createMode(context(args), { slug: args.slug as string, ...fieldsOf(args) }, (args.scope as Scope | undefined) ?? 'project'));
+    },
+    async update_mode(args) {
+      const { updateMode } = await load();
+      return done(await updateMode(context(args), args.slug as string, fieldsOf(args), args.scope as Scope | undefined));
+    },
+    async delete_mode(args) {
+      const { deleteMode } = await load();
+      return done(await deleteMode(context(args), args.slug as string, args.scope as Scope | undefined, args.remove_rules === true));
+    },
+  };
+}

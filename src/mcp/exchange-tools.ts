@@ -1,0 +1,55 @@
+// export_mode and import_mode: Roo's export files, both ways. The handlers look modes up, call the
+// export/import modules and reload the catalogue after a write; they never touch files themselves.
+import { ModeNotFoundError } from '../rpc/errors.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import type { ScopeConfig, Scope } from '../modes/mode-writes.js';
+import type { ToolFamily, ToolResult } from './tool-types.js';
+
+export interface ExchangeDeps {
+  catalogue(): Catalogue;
+  scopeConfig(): ScopeConfig;
+  /** Reloads the catalogue through the same path file watching uses, so clients are notified. */
+  reload(): Promise<void>;
+  /** Throws -32005/-32006 when the session's mode may not write the planned files. */
+  sessionGate(sessionId: string, plan: { modeFile: string; rulesDir?: string }): Promise<void>;
+}
+
+/** A readable account of an import, for the text part of the result. */
+export function importSummary(r: import('../modes/import.js').ImportReport): string {
+  const lines = [`${r.dry_run ? 'Would import' : 'Imported'} ${r.modes.length} mode${r.modes.length === 1 ? '' : 's'} into ${r.mode_file} (${r.scope}, ${r.format}).`];
+  for (const m of r.modes) {
+    lines.push(`- ${m.slug}: ${m.action}; ${m.rules_dir} ${m.removed.length > 0 ? `replaced (${m.removed.length} old entr${m.removed.length === 1 ? 'y' : 'ies'})` : 'written'} with ${m.written.length} rules file${m.written.length === 1 ? '' : 's'}`);
+    for (const s of m.skipped) lines.push(`  skipped ${JSON.stringify(s.relative_path)}: ${s.reason}`);
+  }
+  if (r.backup) lines.push(`Backup of what was replaced: ${r.backup}`);
+  return lines.join('\n');
+}
+
+export function exchangeTools(d: ExchangeDeps): ToolFamily {
+  return {
+    async export_mode(args): Promise<ToolResult> {
+      const slug = args.mode_slug as string;
+      const cat = d.catalogue();
+      const mode = cat.get(slug);
+      if (!mode) throw new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+      const { exportMode } = await import('../modes/export.js');
+      const { projectRoot, homeDir } = d.scopeConfig();
+      const out = await exportMode(mode, { projectRoot, homeDir });
+      const metadata: Record<string, unknown> = { slug: mode.slug, source: mode.source, yaml: out.text };
+      if (out.rulesDir !== null) metadata.rules_dir = out.rulesDir;
+      metadata.rules_files = out.rulesFiles.map((r) => ({ relative_path: r.relativePath, bytes: Buffer.byteLength(r.content) }));
+      metadata.skipped = out.skipped.map((s) => ({ relative_path: s.relativePath, reason: s.reason }));
+      return { text: out.text, metadata };
+    },
+
+    async import_mode(args): Promise<ToolResult> {
+      const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../modes/import.js'), import('../modes/mode-writes.js')]);
+      const parsed = parseImport(args.yaml as string);
+      const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
+      const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
+      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan));
+      if (!report.dry_run) await d.reload();
+      return { text: importSummary(report), metadata: { ...report, backup: report.backup ?? '' } };
+    },
+  };
+}

@@ -1,0 +1,134 @@
+// Where a scope's mode file and rules folders live, and how they are changed: under the mode file's
+// cross-process lock, with a backup of everything replaced first, files replaced atomically.
+// It never decides whether a caller may write; write-gate.ts does.
+import { cp, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join, resolve } from 'node:path';
+import { acquirePidLock } from '../files/pid-lock.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { MAX_MODE_FILE_BYTES } from './catalogue.js';
+import { ValidationError } from '../rpc/errors.js';
+
+export type Scope = 'project' | 'global';
+
+export interface ScopeConfig { projectRoot: string | null; configDir: string; globalModesFile: string | null; homeDir: string }
+
+export interface ScopePaths {
+  scope: Scope;
+  /** The mode file written: the project's .roomodes, or the global file in force (else custom_modes.yaml). */
+  modeFile: string;
+  /** The `.roo` folder whose rules-<slug>/ folders belong to this scope. */
+  rooDir: string;
+  /** Nothing this scope writes may lead outside this folder. */
+  confineRoot: string;
+  /** Where backups of replaced files go. */
+  backupRoot: string;
+}
+
+const exists = async (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
+
+export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePaths> {
+  if (scope === 'project') {
+    if (c.projectRoot === null) throw new ValidationError('No project root is known, so there is no project mode file', { message: 'set --project-root or use scope "global"' });
+    const root = resolve(c.projectRoot);
+    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups') };
+  }
+  let modeFile = c.globalModesFile !== null ? resolve(c.globalModesFile) : null;
+  for (const name of ['modes.yaml', 'custom_modes.yaml']) {
+    if (modeFile === null && await exists(join(c.configDir, name))) modeFile = join(c.configDir, name);
+  }
+  const home = resolve(c.homeDir);
+  return {
+    scope, modeFile: modeFile ?? join(resolve(c.configDir), 'custom_modes.yaml'),
+    rooDir: join(home, '.roo'), confineRoot: home, backupRoot: join(resolve(c.configDir), 'backups'),
+  };
+}
+
+/** A mode file's text, or null when it does not exist; larger files than the loader reads are refused. */
+export async function readModeFile(file: string): Promise<string | null> {
+  let handle;
+  try {
+    handle = await open(file, 'r');
+  } catch (err) {
+    if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return null;
+    throw err;
+  }
+  try {
+    const info = await handle.stat();
+    if (!info.isFile()) throw new ValidationError(`${file} is not a regular file`, { message: 'the mode file must be a regular file', file });
+    if (info.size > MAX_MODE_FILE_BYTES) throw new ValidationError(`${file} is larger than ${MAX_MODE_FILE_BYTES} bytes`, { message: 'mode file too large', file });
+    return await handle.readFile('utf8');
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Runs `fn` holding the mode file's lock (`<file>.lock`), so two processes never interleave changes. */
+export async function withModeFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
+  await mkdir(dirname(file), { recursive: true });
+  const lock = await acquirePidLock(`${file}.lock`, { timeoutMs: 10_000 });
+  try {
+    return await fn();
+  } finally {
+    await lock.release();
+  }
+}
+
+const two = (n: number): string => String(n).padStart(2, '0');
+
+/**
+ * Copies what is about to be replaced into a fresh `<backupRoot>/<UTC stamp>-<label>/`; links are
+ * copied as links. Returns the folder, or null when none of the paths exists (nothing to keep).
+ */
+export async function backUp(backupRoot: string, label: string, paths: readonly string[], now = new Date()): Promise<string | null> {
+  const present: string[] = [];
+  for (const p of paths) if (await lstat(p).then(() => true, () => false)) present.push(p);
+  if (present.length === 0) return null;
+  const stamp = `${now.getUTCFullYear()}${two(now.getUTCMonth() + 1)}${two(now.getUTCDate())}T${two(now.getUTCHours())}${two(now.getUTCMinutes())}${two(now.getUTCSeconds())}Z`;
+  await mkdir(backupRoot, { recursive: true });
+  let dir = '';
+  for (let n = 1; ; n++) {
+    dir = join(backupRoot, `${stamp}-${label}${n > 1 ? `-${n}` : ''}`);
+    try { await mkdir(dir); break; } catch (err) {
+      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST') || n > 1000) throw err;
+    }
+  }
+  for (const p of present) await cp(p, join(dir, basename(p)), { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+  return dir;
+}
+
+/** The plain files directly in `dir` (names, sorted); links and folders are not listed. */
+export async function topLevelFiles(dir: string): Promise<string[]> {
+  const entries = await readdir(dir, { withFileTypes: true }).catch(() => []);
+  return entries.filter((e) => e.isFile()).map((e) => e.name).sort();
+}
+
+/** Every path under `dir` (relative, sorted), for reports of what a replacement removes. */
+export async function allEntries(dir: string, limit = 10_000): Promise<string[]> {
+  const out: string[] = [];
+  const walk = async (sub: string): Promise<void> => {
+    const entries = await readdir(join(dir, sub), { withFileTypes: true }).catch(() => []);
+    for (const e of entries) {
+      if (out.length >= limit) return;
+      const rel = sub === '' ? e.name : `${sub}/${e.name}`;
+      out.push(rel);
+      if (e.isDirectory()) await walk(rel);
+    }
+  };
+  await walk('');
+  return out.sort();
+}
+
+/** Deletes `dir` (a link is removed, never followed) and writes `files` into a fresh one. */
+export async function replaceFolder(dir: string, files: readonly { path: string; content: string }[]): Promise<void> {
+  await rm(dir, { recursive: true, force: true });
+  for (const f of files) {
+    await mkdir(dirname(f.path), { recursive: true });
+    await writeFileAtomic(f.path, f.content);
+  }
+}
+
+/** Writes a mode file atomically (its folder created if needed). */
+export async function writeModeFile(file: string, text: string): Promise<void> {
+  await mkdir(dirname(file), { recursive: true });
+  await writeFileAtomic(file, text);
+}
