@@ -1,6 +1,7 @@
 // Every stdout line of a broad session, on each supported revision, checked against that revision's
-// OFFICIAL MCP schema.json with our own validator. Never edits the schemas or relaxes them, except
-// the documented "id": null of unreadable requests, which JSON-RPC requires and MCP types cannot hold.
+// OFFICIAL MCP schema.json (vendored in test/fixtures/mcp-schemas) with our own validator. Never
+// relaxes the schemas, except the documented "id": null of unreadable requests, which JSON-RPC
+// requires and MCP types cannot hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -53,7 +54,7 @@ interface Official {
 }
 
 function loadOfficial(rev: Revision): Official {
-  const url = new URL(`../../../shared/mcp-schemas/${rev}/schema.json`, import.meta.url);
+  const url = new URL(`../fixtures/mcp-schemas/${rev}/schema.json`, import.meta.url);
   const root = JSON.parse(readFileSync(url, 'utf8')) as Record<string, unknown>;
   const key = 'definitions' in root ? 'definitions' : '$defs';
   const defs = root[key] as Record<string, unknown>;
