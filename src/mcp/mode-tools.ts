@@ -173,7 +173,9 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
         && await d.symlinks.leadsOutside(filePath, ctx.projectRoot)) {
         decision = { ...decision, allowed: false, error: 'file', reason: `Path "${filePath}" leads outside the project root ${ctx.projectRoot} through a symbolic link` };
       }
-      const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
+      const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug };
+      if (decision.group !== null) metadata.group = decision.group;
+      metadata.reason = decision.reason;
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;
       if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';

@@ -67,7 +67,7 @@ export class McpServer {
     this.#conn.notify('notifications/progress', params);
   }
 
-  rooEvent(e: { eventName: string; payload: unknown; taskId?: number }, push: boolean): void {
+  rooEvent(e: { eventName: string; payload?: unknown[]; taskId?: number }, push: boolean): void {
     const params: Params = { eventName: e.eventName, payload: e.payload };
     if (e.taskId !== undefined) params.taskId = e.taskId;
     if (push) this.#conn.notify('notifications/roo/event', params);

@@ -184,7 +184,15 @@ function describeData(data: unknown): string {
 /** The structuredContent of an isError result when tool failures are results. */
 const ERROR_RESULT_SCHEMA = {
   type: 'object',
-  properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+  description: 'The failure, when server.tool_errors is "result".',
+  properties: {
+    code: { type: 'integer', description: 'The JSON-RPC error code (see the error table).' },
+    message: { type: 'string', description: 'What went wrong.' },
+    data: {
+      description: 'Details: a string, or an object with a message and the precise fields.',
+      anyOf: [{ type: 'string', description: 'Details in words.' }, { type: 'object', description: 'Details as fields.' }],
+    },
+  },
   required: ['code', 'message'],
 };
 

@@ -2,7 +2,7 @@
 // report text. The work itself lives in activation.ts, backup.ts, create.ts and repair.ts; this
 // file never writes a file except through them and src/files/atomic-write.ts.
 import type { Logger } from '../log.js';
-import type { ToolFamily, ToolResult } from '../mcp/tool-types.js';
+import { withoutNulls, type ToolFamily, type ToolResult } from '../mcp/tool-types.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 import { ValidationError } from '../rpc/errors.js';
 import { ROOMODES, restoreBackup, selectSet } from './activation.js';
@@ -39,7 +39,8 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
     await p.ensureDir(p.base);
     return lock.run(p.lock, fn, signal);
   };
-  const result = (tool: string, metadata: Record<string, unknown>): ToolResult => ({ text: modesetText(tool, metadata), metadata });
+  // The report reads null as "none" (.roomodes, no backup); the metadata leaves such fields out.
+  const result = (tool: string, metadata: Record<string, unknown>): ToolResult => ({ text: modesetText(tool, metadata), metadata: withoutNulls(metadata) });
   const env = (p: ModesetPaths) => ({ paths: p, now: now(), reload: deps.reload });
 
   return {
