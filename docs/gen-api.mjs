@@ -283,8 +283,8 @@ export async function generateApiDoc() {
   }
 
   doc.push('## Resources', '');
-  doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
-  doc.push(table(['URI template', 'name', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), cell(t.name), code(t.mimeType), cell(t.description ?? '')])));
+  doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. A resource\'s `name` is programmatic (`<slug>`, `<slug>_config`, `<slug>_system_prompt`: ASCII, no spaces); its `title` (from 2025-06-18) is the mode\'s display name, e.g. `💻 Code - Configuration`. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
+  doc.push(table(['URI template', 'name', 'title (2025-06-18 on)', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), code(t.name), cell(t.title ?? ''), code(t.mimeType), cell(t.description ?? '')])));
   doc.push('');
   doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the six groups with `enabled` and, where restricted, `file_regex`). `mode://{slug}/config` holds the mode in Roo Code\'s own shape (`groups` as Roo writes them). `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read.', '');
   doc.push(table(['code', 'when'], [
