@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
-import { levelRank, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
+import { levelRank, LOG_LEVELS, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
 import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
@@ -160,7 +160,7 @@ export class McpServer {
     const level = typeof params.level === 'string' ? parseLogLevel(params.level) : undefined;
     if (!level) {
       throw new InvalidParamsError('logging/setLevel: unknown level', {
-        message: 'params.level: expected one of debug, info, notice, warning, error, critical, alert, emergency',
+        message: `params.level: expected one of ${LOG_LEVELS.join(', ')}`,
       });
     }
     this.#clientLevel = level;
