@@ -4,6 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readToolSpecs, ToolListing, type ToolSpec } from '../../src/mcp/tools.js';
 import { portabilityProblems } from '../schema-portability.js';
+import { compileSchema } from '../../src/schema/validate.js';
 
 const specs = await readToolSpecs();
 
@@ -52,4 +53,13 @@ test('the walker finds each kind of unportable schema', () => {
     's.properties.nested.items.anyOf[1]: no type',
     's: requires missing, which it does not define',
   ]);
+});
+
+test('a value with two shapes (anyOf) still validates both and refuses others', () => {
+  const check = compileSchema(specs.get('orchestrator_mode_create')!.inputSchema);
+  const args = (task_distribution: unknown) => ({ mode_name: 'x', mode_settings: { task_distribution } });
+  assert.deepEqual(check(args('balanced')), []);
+  assert.deepEqual(check(args({ architect: 2, code: 3 })), []);
+  assert.notDeepEqual(check(args(5)), []);
+  assert.notDeepEqual(check(args(['balanced'])), []);
 });
