@@ -3,7 +3,7 @@
 
 /**
  * The RFC 5424 levels, in MCP's order (least severe first), with what this server writes at each.
- * One table: --help prints it and the README shows it (test/unit/log-levels.test.ts compares).
+ * One table: --help prints it and the README shows it (test/protocol/log-levels.test.ts compares).
  */
 export const LOG_LEVEL_TABLE = [
   { level: 'debug', writes: 'tracing detail: ignored messages, watched folders, session sweeps, IPC reconnect attempts' },
@@ -17,7 +17,6 @@ export const LOG_LEVEL_TABLE = [
 ] as const;
 export type LogLevel = (typeof LOG_LEVEL_TABLE)[number]['level'];
 export const LOG_LEVELS: readonly LogLevel[] = LOG_LEVEL_TABLE.map((r) => r.level);
-
 
 const ALIASES: Record<string, LogLevel> = { warn: 'warning', err: 'error', fatal: 'critical', crit: 'critical' };
 

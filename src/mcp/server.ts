@@ -68,7 +68,8 @@ export class McpServer {
   }
 
   rooEvent(e: { eventName: string; payload?: unknown[]; taskId?: number }, push: boolean): void {
-    const params: Params = { eventName: e.eventName, payload: e.payload };
+    const params: Params = { eventName: e.eventName };
+    if (e.payload !== undefined) params.payload = e.payload;
     if (e.taskId !== undefined) params.taskId = e.taskId;
     if (push) this.#conn.notify('notifications/roo/event', params);
     if (this.#clientLevel !== null && levelRank('info') >= levelRank(this.#clientLevel)) {
