@@ -127,42 +127,6 @@ const TOOL_ERRORS = {
   roo_ipc_poll_other_events: [],
 };
 
-/**
- * Descriptions for result fields whose outputSchema gives none (the mode and task tools). A schema
- * description, when one is added, wins; a note for a field the schema lacks is an error.
- */
-const FIELD_NOTES = {
-  list_modes: {
-    count: 'Number of modes returned.', source: 'The `source` filter applied.', modes: 'The modes, in catalogue order.',
-    'modes[].groups': 'Enabled tool groups; a restricted group shows its pattern, e.g. `edit (\\.md$)`.',
-    'modes[].source': 'Where the mode comes from; a project mode overrides a global one, which overrides a built-in one.',
-  },
-  get_mode_info: {
-    file: 'File the mode was read from (not for built-in modes).',
-    tool_groups: 'Each of the seven groups (`read`, `edit`, `browser`, `command`, `mcp`, `modes`, and Zoo Code\'s `web`) → `{enabled, file_regex?, description?, tools?, allowed_mcp_servers?}`.',
-    system_prompt: 'Only with `include_system_prompt: true`.',
-  },
-  create_task: {
-    session_id: 'Pass it to the other task tools (`ses_` + 24 hex digits).', task_id: 'The task\'s own id.',
-    parent_session_id: 'Echoed for a subtask.', parent_task_id: 'The parent\'s task id, for a subtask.', created_at: 'ISO 8601 time.',
-  },
-  validate_tool_use: {
-    allowed: 'The verdict.', mode: 'Slug of the task\'s current mode.', group: 'The tool\'s group; null for always-available tools and unknown names.',
-    reason: 'One sentence explaining the verdict.', restriction: 'The group\'s `{fileRegex, description}` when a file pattern decided.',
-    error: '`TOOL_RESTRICTION_ERROR` or `FILE_RESTRICTION_ERROR` when refused.',
-  },
-  switch_mode: { old_mode: 'Slug before the switch.', new_mode: 'Slug after it.', tool_groups: 'The groups of the new mode, as in `get_mode_info`.' },
-  get_task_info: {
-    created_at: 'When the session was created.', last_accessed: 'Last use of the session (expiry counts from here).',
-    task: '`task_id`, `mode_slug`, `state` (`active`, `completed`, `failed`, `cancelled`), `created_at`, `completed_at?`, `parent_task_id?`, `child_task_ids`, `messages`, `mode_history`, `metadata`.',
-    hierarchy: 'Only with `include_hierarchy: true`: `{parent?, children}`, each `{session_id, task_id, mode_slug, state}`.',
-  },
-  complete_task: {
-    status: 'The state the task ended in.', completed_at: 'ISO 8601 time.',
-    active_children: 'Subtasks still active (not cancelled without `cascade`).', cancelled_children: 'Subtasks cancelled by `cascade: true`.',
-  },
-};
-
 /** Tool families by name prefix: heading and a note on when the family is listed. */
 const FAMILIES = [
   { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic. Results also carry the seed API\'s field names (`success`, `mode_created`, `backup_created`, `backup_path`, `backup_size`, `restored_at`, `backup_source`, `validation_status`, `fallback_mode`) beside ours, described as "Seed name" below; a failure\'s `data` names the set that stays in force as `fallback_mode`.' },
@@ -294,7 +258,7 @@ function toolSection(spec, ERROR_CODES) {
   if (outputs.length === 0) out.push('An object; see the text report.');
   else {
     out.push(table(['field', 'type', 'always', 'description'], outputs.map((r) => [
-      code(r.name), typeOf(r.sub), r.required ? 'yes' : '', r.sub.description !== undefined ? cell(r.sub.description) : (FIELD_NOTES[spec.name]?.[r.name] ?? ''),
+      code(r.name), typeOf(r.sub), r.required ? 'yes' : '', cell(r.sub.description ?? ''),
     ])));
   }
   out.push('');
@@ -331,11 +295,6 @@ function checkTables(specs, built) {
   for (const n of codeNames) if (!(n in CODE_MEANING)) problems.push(`error ${n} has no meaning in CODE_MEANING`);
   for (const n of Object.keys(CODE_MEANING)) if (!codeNames.includes(n)) problems.push(`CODE_MEANING names ${n}, not in ERROR_CODES`);
   for (const list of Object.values(TOOL_ERRORS)) for (const [n] of list) if (!codeNames.includes(n)) problems.push(`TOOL_ERRORS uses unknown code ${n}`);
-  for (const [tool, notes] of Object.entries(FIELD_NOTES)) {
-    const spec = specs.find((s) => s.name === tool);
-    const fields = new Set(spec ? propertyRows(spec.outputSchema ?? {}).map((r) => r.name) : []);
-    for (const f of Object.keys(notes)) if (!fields.has(f)) problems.push(`FIELD_NOTES.${tool} names ${f}, which its outputSchema lacks`);
-  }
   for (const [method] of NOTIFICATIONS) if (!built.serverCode.includes(`'${method}'`)) problems.push(`the built server never sends ${method}`);
   if (problems.length) throw new Error(`docs/gen-api.mjs tables disagree with the source:\n  ${problems.join('\n  ')}`);
 }
@@ -385,8 +344,8 @@ export async function generateApiDoc() {
   }
 
   doc.push('## Resources', '');
-  doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
-  doc.push(table(['URI template', 'name', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), cell(t.name), code(t.mimeType), cell(t.description ?? '')])));
+  doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. A resource\'s `name` is programmatic (`<slug>`, `<slug>_config`, `<slug>_system_prompt`: ASCII, no spaces); its `title` (from 2025-06-18) is the mode\'s display name, e.g. `💻 Code - Configuration`. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
+  doc.push(table(['URI template', 'name', 'title (2025-06-18 on)', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), code(t.name), cell(t.title ?? ''), code(t.mimeType), cell(t.description ?? '')])));
   doc.push('');
   doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the seven groups with `enabled` and, where restricted, `file_regex`), plus `allowedMcpServers`, `iconName` and `declared_source` when the mode has them. `mode://{slug}/config` holds the mode in Roo Code\'s own shape (`groups` as Roo writes them). `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read, in Roo\'s order: the mode\'s rules, then the project\'s `AGENTS.md` (or `AGENT.md` when it is missing or empty) and `AGENTS.local.md` (off with `prompts.use_agent_rules: false`), then the rules for every mode.', '');
   doc.push(table(['code', 'when'], [

@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { parseLogLevel, type LogLevel } from './log.js';
+import { LOG_LEVELS, parseLogLevel, type LogLevel } from './log.js';
 import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
 
@@ -159,7 +159,7 @@ export async function loadConfig(
   // layer needs the schema; that keeps the validator off the startup path.
   const config = merged as unknown as ServerConfig;
   if (!parseLogLevel(config.logging.level)) {
-    throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (debug, info, notice, warning, error, critical, alert, emergency)`);
+    throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (${LOG_LEVELS.join(', ')})`);
   }
   if ((config.ipc.host === null) !== (config.ipc.port === null)) {
     throw new ConfigError('ipc.host and ipc.port (ROO_IPC_HOST / ROO_IPC_PORT) must be given together');

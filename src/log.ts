@@ -1,9 +1,22 @@
 // The logger: records go to stderr (or a log file) and, once a client asks with logging/setLevel,
 // to the client as notifications/message. It never touches stdout.
 
-/** RFC 5424 levels, in MCP's order (lowest first). One table. */
-export const LOG_LEVELS = ['debug', 'info', 'notice', 'warning', 'error', 'critical', 'alert', 'emergency'] as const;
-export type LogLevel = (typeof LOG_LEVELS)[number];
+/**
+ * The RFC 5424 levels, in MCP's order (least severe first), with what this server writes at each.
+ * One table: --help prints it and the README shows it (test/protocol/log-levels.test.ts compares).
+ */
+export const LOG_LEVEL_TABLE = [
+  { level: 'debug', writes: 'tracing detail: ignored messages, watched folders, session sweeps, IPC reconnect attempts' },
+  { level: 'info', writes: 'what the server does: start-up and its client, mode reloads, mode-set changes, IPC connections' },
+  { level: 'notice', writes: 'events worth knowing that are not problems' },
+  { level: 'warning', writes: 'problems it works around: a skipped mode, an unreadable file, client roots it cannot use' },
+  { level: 'error', writes: 'failures: a request that hit a bug, a reload or file watch that failed' },
+  { level: 'critical', writes: 'none: the server has no record this severe, so the log is silent' },
+  { level: 'alert', writes: 'none, as critical' },
+  { level: 'emergency', writes: 'none, as critical' },
+] as const;
+export type LogLevel = (typeof LOG_LEVEL_TABLE)[number]['level'];
+export const LOG_LEVELS: readonly LogLevel[] = LOG_LEVEL_TABLE.map((r) => r.level);
 
 const ALIASES: Record<string, LogLevel> = { warn: 'warning', err: 'error', fatal: 'critical', crit: 'critical' };
 
@@ -15,6 +28,17 @@ export function parseLogLevel(text: string): LogLevel | undefined {
 }
 
 export const levelRank = (level: LogLevel): number => LOG_LEVELS.indexOf(level);
+
+/** The level table as --help prints it: a heading, then one indented line per level. */
+export function logLevelHelp(): string {
+  const width = Math.max(...LOG_LEVELS.map((l) => l.length));
+  const aliases = Object.keys(ALIASES);
+  return [
+    'Log levels, least severe first; each writes its own records and all more severe ones',
+    `(any case; ${aliases.slice(0, -1).join(', ')} and ${aliases.at(-1)!} are accepted too):`,
+    ...LOG_LEVEL_TABLE.map((r) => `  ${r.level.padEnd(width)}  ${r.writes}`),
+  ].join('\n');
+}
 
 export interface LogRecord { level: LogLevel; logger: string; message: string; data?: unknown }
 export type LogForward = (record: LogRecord) => void;

@@ -12,7 +12,7 @@ import type { Outgoing } from './rpc/jsonrpc.js';
 import { Lifecycle } from './mcp/lifecycle.js';
 import { McpServer } from './mcp/server.js';
 import { checkProjectRoot, ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } from './config.js';
-import { createLogger, type LogSink } from './log.js';
+import { createLogger, logLevelHelp, type LogSink } from './log.js';
 import type { Services } from './services.js';
 import type { ToolListing } from './mcp/tools.js';
 
@@ -43,12 +43,14 @@ Serve options:
   --project-root DIR        project whose .roomodes and rules apply (env ROO_PROJECT_ROOT)
   --config-dir DIR          global config folder, default ~/.roo-code (env ROO_CONFIG_DIR)
   --global-modes-file FILE  global modes file, e.g. Roo Code's custom_modes.yaml
-  --log-level LEVEL         debug|info|notice|warning|error (env ROO_MODES_LOG_LEVEL)
+  --log-level LEVEL         least severe level written, see below (env ROO_MODES_LOG_LEVEL)
   --log-file FILE           append logs to FILE instead of stderr
   --strict                  reject requests before initialize, and unknown tool arguments
   --sessions-dir DIR        keep sessions in DIR so they outlive the process (env ROO_MODES_SESSIONS_DIR)
   -h, --help                this text
   -v, --version             the version
+
+${logLevelHelp()}
 
 Each subcommand takes --help. Logs go to stderr; stdout carries only MCP messages.
 `;

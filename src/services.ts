@@ -21,7 +21,7 @@ export interface ServicesHooks {
   protocolVersion(): string;
   progress(ctx: RequestContext, progress: number, total?: number, message?: string): void;
   /** A Roo IPC event arrived (only when the bridge is configured). */
-  rooEvent(e: { eventName: string; payload: unknown; taskId?: number }): void;
+  rooEvent(e: { eventName: string; payload?: unknown[]; taskId?: number }): void;
 }
 
 export class Services {

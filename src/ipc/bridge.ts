@@ -270,9 +270,9 @@ export class RooBridge {
   }
 
   #onEvent(data: TaskEventData): void {
-    const event: RooEvent = data.taskId === undefined
-      ? { eventName: data.eventName, payload: data.payload }
-      : { eventName: data.eventName, payload: data.payload, taskId: data.taskId };
+    const event: RooEvent = { eventName: data.eventName };
+    if (data.payload !== undefined) event.payload = data.payload;
+    if (data.taskId !== undefined) event.taskId = data.taskId;
     this.#queues.push(event);
     this.#waiters.deliver(event);
     if (!this.#o.onEvent) return;

@@ -3,7 +3,7 @@
 import { isRecord } from '../rpc/jsonrpc.js';
 
 /** One event as the rest of the server sees it (reference B2); `taskId` is Roo's numeric evals id. */
-export interface RooEvent { eventName: string; payload: unknown; taskId?: number }
+export interface RooEvent { eventName: string; payload?: unknown[]; taskId?: number }
 
 /** The only event carrying the assistant/user message stream; everything else goes to the other queue. */
 export const MESSAGE_EVENT = 'message';

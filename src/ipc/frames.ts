@@ -20,7 +20,8 @@ export type TaskCommandName = (typeof TASK_COMMAND_NAMES)[number];
 
 export interface AckData { clientId: string; pid: number; ppid: number }
 export interface TaskCommandData { commandName: string; data?: unknown }
-export interface TaskEventData { eventName: string; payload: unknown; taskId?: number }
+/** `payload` is Roo's argument tuple, absent when Roo sent none. */
+export interface TaskEventData { eventName: string; payload?: unknown[]; taskId?: number }
 
 export type IpcMessage =
   | { type: 'Ack'; origin: 'server'; data: AckData }
@@ -92,7 +93,10 @@ function toIpcMessage(v: unknown): IpcMessage | null {
     case 'TaskEvent': {
       if (v.origin !== 'server' || !isNonEmptyString(d.eventName)) return null;
       if (d.taskId !== undefined && typeof d.taskId !== 'number') return null;
-      const data: TaskEventData = { eventName: d.eventName, payload: d.payload ?? null };
+      const data: TaskEventData = { eventName: d.eventName };
+      // Tool results carry no nulls (portable schemas), so a missing payload stays missing; a bare
+      // value from a sender other than Roo becomes a one-element tuple, so every payload has one shape.
+      if (d.payload !== undefined && d.payload !== null) data.payload = Array.isArray(d.payload) ? d.payload : [d.payload];
       if (typeof d.taskId === 'number') data.taskId = d.taskId;
       const message: IpcMessage = { type: 'TaskEvent', origin: 'server', data };
       if (typeof v.relayClientId === 'string') message.relayClientId = v.relayClientId;

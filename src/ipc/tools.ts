@@ -1,6 +1,6 @@
 // The roo_ipc_* tool handlers: thin adapters from validated arguments to RooBridge calls, each
 // returning a short report and its metadata. They never hold the socket or build wire errors.
-import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from '../mcp/tool-types.js';
+import { withoutNulls, type ToolCallContext, type ToolFamily, type ToolHandler, type ToolResult } from '../mcp/tool-types.js';
 import { ValidationError } from '../rpc/errors.js';
 import type { BridgeStatus, RooBridge } from './bridge.js';
 import type { RooEvent } from './events.js';
@@ -61,7 +61,7 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
   return {
     roo_ipc_status: (): ToolResult => {
       const s = bridge.status();
-      return { text: describeStatus(s), metadata: { ...s } };
+      return { text: describeStatus(s), metadata: withoutNulls({ ...s }) };
     },
 
     roo_ipc_start_task: async (args, ctx): Promise<ToolResult> => {
@@ -81,7 +81,7 @@ export function ipcTools(bridge: RooBridge): ToolFamily {
       const text = !waited ? 'Sent StartNewTask to Roo Code.'
         : out.timedOut ? 'Sent StartNewTask, but Roo Code announced no task before the timeout; it may still start. Check roo_ipc_poll_other_events.'
         : `Roo Code started task ${out.taskId ?? '(no id in the event)'} (${out.startEvent}).`;
-      return { text, metadata: { sent: true, command: 'StartNewTask', clientId: out.clientId, waited, taskId: out.taskId, startEvent: out.startEvent, timedOut: out.timedOut } };
+      return { text, metadata: withoutNulls({ sent: true, command: 'StartNewTask', clientId: out.clientId, waited, taskId: out.taskId, startEvent: out.startEvent, timedOut: out.timedOut }) };
     },
 
     roo_ipc_send_message: command(bridge, 'SendMessage', 'a message to the current task', (args) => {

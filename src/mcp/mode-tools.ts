@@ -188,7 +188,9 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const tool = args.tool_name as string;
       const filePath = str(args.file_path);
       const decision = await decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
-      const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
+      const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug };
+      if (decision.group !== null) metadata.group = decision.group;
+      metadata.reason = decision.reason;
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;
       if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';

@@ -10,11 +10,15 @@ import { toolGroupsObject } from './reports.js';
 import { atLeast } from './lifecycle.js';
 import { resourceError } from './eras.js';
 
-/** The three resource kinds of each mode. One table. */
+/**
+ * The three resource kinds of each mode. One table. `name` parts are programmatic (ASCII, no
+ * spaces: a slug has no "_", so `<slug><nameSuffix>` is unique); `label` and `template` are the
+ * human titles, sent as `title` where the revision has it (2025-06-18 on).
+ */
 const KINDS = [
-  { suffix: '', label: '', mimeType: 'application/json', template: 'Mode', about: 'Full mode definition with tool groups and restrictions' },
-  { suffix: '/config', label: ' - Configuration', mimeType: 'application/json', template: 'Mode configuration', about: 'Mode configuration in Roo Code form' },
-  { suffix: '/system_prompt', label: ' - System Prompt', mimeType: 'text/plain', template: 'Mode system prompt', about: 'Composed system prompt' },
+  { suffix: '', nameSuffix: '', label: '', mimeType: 'application/json', templateName: 'mode', template: 'Mode', about: 'Full mode definition with tool groups and restrictions' },
+  { suffix: '/config', nameSuffix: '_config', label: ' - Configuration', mimeType: 'application/json', templateName: 'mode_config', template: 'Mode configuration', about: 'Mode configuration in Roo Code form' },
+  { suffix: '/system_prompt', nameSuffix: '_system_prompt', label: ' - System Prompt', mimeType: 'text/plain', templateName: 'mode_system_prompt', template: 'Mode system prompt', about: 'Composed system prompt' },
 ] as const;
 
 const URI = /^mode:\/\/([a-zA-Z0-9-]+)(\/[a-z_]+)?$/;
@@ -47,7 +51,7 @@ export class ModeResources {
     if (this.#listed?.cat === cat && this.#listed.version === version) return this.#listed.items;
     const items = cat.modes.flatMap((m) => KINDS.map((k) => ({
       uri: `mode://${m.slug}${k.suffix}`,
-      name: `${m.name}${k.label}`,
+      name: `${m.slug}${k.nameSuffix}`,
       ...(atLeast(version, '2025-06-18') ? { title: `${m.name}${k.label}` } : {}),
       description: k.suffix === '' ? (m.description ?? m.whenToUse ?? k.about) : `${k.about} of ${m.slug}`,
       mimeType: k.mimeType,
@@ -57,8 +61,10 @@ export class ModeResources {
   }
 
   templates(params: Params): unknown {
+    const titled = atLeast(this.#d.protocolVersion(), '2025-06-18');
     const all = KINDS.map((k) => ({
-      uriTemplate: `mode://{slug}${k.suffix}`, name: k.template, description: `${k.about}, by mode slug`, mimeType: k.mimeType,
+      uriTemplate: `mode://{slug}${k.suffix}`, name: k.templateName, ...(titled ? { title: k.template } : {}),
+      description: `${k.about}, by mode slug`, mimeType: k.mimeType,
     }));
     const page = paginate(all, params.cursor, this.#d.pageSize);
     return page.nextCursor === undefined ? { resourceTemplates: page.items } : { resourceTemplates: page.items, nextCursor: page.nextCursor };

@@ -5,7 +5,7 @@ import { fileURLToPath } from 'node:url';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
-import { levelRank, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
+import { levelRank, LOG_LEVELS, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
 import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
 import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, resultDecoration, servedIn } from './eras.js';
 import { Subscriptions } from './subscriptions.js';
@@ -85,8 +85,9 @@ export class McpServer {
     this.#conn.notify('notifications/progress', params);
   }
 
-  rooEvent(e: { eventName: string; payload: unknown; taskId?: number }, push: boolean): void {
-    const params: Params = { eventName: e.eventName, payload: e.payload };
+  rooEvent(e: { eventName: string; payload?: unknown[]; taskId?: number }, push: boolean): void {
+    const params: Params = { eventName: e.eventName };
+    if (e.payload !== undefined) params.payload = e.payload;
     if (e.taskId !== undefined) params.taskId = e.taskId;
     // Stateless: nothing unsolicited; only listen streams that opted in hear of Roo.
     if (this.#conn.lifecycle.era === 'stateless') { this.#subscriptions.rooEvent(params); return; }
@@ -231,7 +232,7 @@ export class McpServer {
     const level = typeof params.level === 'string' ? parseLogLevel(params.level) : undefined;
     if (!level) {
       throw new InvalidParamsError('logging/setLevel: unknown level', {
-        message: 'params.level: expected one of debug, info, notice, warning, error, critical, alert, emergency',
+        message: `params.level: expected one of ${LOG_LEVELS.join(', ')}`,
       });
     }
     this.#clientLevel = level;

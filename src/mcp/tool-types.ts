@@ -14,8 +14,20 @@ export interface ToolCallContext {
 /** A tool's answer: the human-readable report and the seed's metadata object. */
 export interface ToolResult {
   text: string;
-  /** Sent as `metadata`, and as `structuredContent` to 2025-06-18+ sessions. */
+  /** Sent as `metadata`, and as `structuredContent` to 2025-06-18+ sessions. Never holds a null. */
   metadata: Record<string, unknown>;
+}
+
+/**
+ * Metadata carries no nulls: a top-level field with nothing to say is left out, because absent is
+ * what every schema dialect and every model provider's function calling can express, while
+ * nullable types are not portable (test/unit/tool-schemas.test.ts holds the schemas to that).
+ */
+export function withoutNulls(m: Record<string, unknown>): Record<string, unknown> {
+  for (const key in m) {
+    if (m[key] === null) return Object.fromEntries(Object.entries(m).filter(([, v]) => v !== null));
+  }
+  return m;
 }
 
 /** Arguments arrive already validated against the tool's input schema. */

@@ -53,6 +53,12 @@ export interface ListingOptions {
  */
 export class ToolListing {
   readonly #cache = new Map<string, string[]>();
+  /**
+   * Each non-empty page's answer, by revision and cursor. Answers then share one string, so a
+   * client that sends many tools/list and reads slowly holds queued answers that cost almost
+   * nothing each (bounded: one entry per page start and revision).
+   */
+  readonly #pages = new Map<string, PreSerialized>();
 
   constructor(readonly specs: ReadonlyMap<string, ToolSpec>, private readonly o: ListingOptions) {}
 
@@ -65,8 +71,13 @@ export class ToolListing {
       this.#cache.set(version, items);
     }
     const page = paginate(items, params.cursor, this.o.pageSize);
+    const key = `${version} ${String(params.cursor ?? '')}`;
+    const cached = this.#pages.get(key);
+    if (cached) return cached;
     const next = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
-    return new PreSerialized(`{"tools":[${page.items.join(',')}]${next}}`);
+    const answer = new PreSerialized(`{"tools":[${page.items.join(',')}]${next}}`);
+    if (page.items.length > 0) this.#pages.set(key, answer);
+    return answer;
   }
 }
 
@@ -206,7 +217,15 @@ function describeData(data: unknown): string {
 /** The structuredContent of an isError result when tool failures are results. */
 const ERROR_RESULT_SCHEMA = {
   type: 'object',
-  properties: { code: { type: 'integer' }, message: { type: 'string' }, data: {} },
+  description: 'The failure, when server.tool_errors is "result".',
+  properties: {
+    code: { type: 'integer', description: 'The JSON-RPC error code (see the error table).' },
+    message: { type: 'string', description: 'What went wrong.' },
+    data: {
+      description: 'Details: a string, or an object with a message and the precise fields.',
+      anyOf: [{ type: 'string', description: 'Details in words.' }, { type: 'object', description: 'Details as fields.' }],
+    },
+  },
   required: ['code', 'message'],
 };
 

@@ -2,7 +2,7 @@
 // report text. The work itself lives in activation.ts, backup.ts, create.ts and repair.ts; this
 // file never writes a file except through them and src/files/atomic-write.ts.
 import type { Logger } from '../log.js';
-import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from '../mcp/tool-types.js';
+import { withoutNulls, type ToolCallContext, type ToolFamily, type ToolHandler, type ToolResult } from '../mcp/tool-types.js';
 import { backupRows, pruneBackups } from './backup-list.js';
 import { withFallback, withSeedFields } from './seed-fields.js';
 import { isRecord } from '../rpc/jsonrpc.js';
@@ -48,9 +48,10 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
     await p.ensureDir(p.base);
     return lock.run(p.lock, fn, signal);
   };
+  // The report reads null as "none" (.roomodes, no backup); the metadata leaves such fields out.
   const result = (tool: string, out: Record<string, unknown>): ToolResult => {
-    const metadata = withSeedFields(tool, out);
-    return { text: modesetText(tool, metadata), metadata };
+    const full = withSeedFields(tool, out);
+    return { text: modesetText(tool, full), metadata: withoutNulls(full) };
   };
   const env = (p: ModesetPaths) => ({ paths: p, now: now(), reload: deps.reload });
 

@@ -146,7 +146,9 @@ test('stops reading stdin while the client is not reading stdout, and delivers e
   s.child.stdout.pause();
   const N = 20000;
   const chunk: string[] = [];
-  for (let i = 1; i <= N; i++) chunk.push(`{"jsonrpc":"2.0","id":${i},"method":"tools/list"}`);
+  // prompts/list answers (~1.5 KB) fill the pipe fast yet keep this test process's own copy of
+  // all N answers small (tools/list answers are ~50 KB: 20,000 of them exhaust the test's heap).
+  for (let i = 1; i <= N; i++) chunk.push(`{"jsonrpc":"2.0","id":${i},"method":"prompts/list"}`);
   s.write(`${chunk.join('\n')}\n`);
   // Measure for a while: the client's own buffer keeps unsent data (the server stopped reading)
   // and the server's memory stays bounded.

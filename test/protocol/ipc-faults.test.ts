@@ -71,7 +71,7 @@ test('explains a peer that accepts but never acks, keeps serving, and recovers o
 
   const warned = await rig.logged('never sent an Ack within 5000 ms', 12000);
   assert.equal(logText(warned), `${rig.socket} accepted the connection but never sent an Ack within 5000 ms`);
-  const st = await rig.untilStatus((x) => x.lastError !== null, 'the timeout is the last error');
+  const st = await rig.untilStatus((x) => x.lastError !== undefined, 'the timeout is the last error');
   assert.equal(st.connected, false);
   assert.match(st.lastError!, /never sent an Ack within 5000 ms/);
   await rig.ping();
@@ -130,10 +130,10 @@ test('discards a frame over 16 MiB with a logged reason and reads the next one',
 test('names a socket path that does not exist, keeps serving, and connects once Roo appears', async (t) => {
   const rig = await startRig(t, { fake: false });
   const expected = `no socket at ${rig.socket} (ENOENT): Roo Code is not listening there`;
-  const st = await rig.untilStatus((x) => x.lastError !== null, 'the first attempt failed');
+  const st = await rig.untilStatus((x) => x.lastError !== undefined, 'the first attempt failed');
   assert.equal(st.lastError, expected);
   assert.equal(st.connected, false);
-  assert.equal(st.clientId, null);
+  assert.equal('clientId' in st, false, 'no clientId before the first Ack');
   const err = await rig.fails('roo_ipc_get_modes');
   assert.equal(err.code, -32004);
   assert.ok(err.message.includes(expected), err.message);

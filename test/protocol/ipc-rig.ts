@@ -22,10 +22,10 @@ export const NO_IPC_ENV: Record<string, undefined> = {
 };
 
 export interface BridgeStatus {
-  enabled: boolean; connected: boolean; state: string; target: string | null; clientId: string | null;
-  serverPid: number | null; serverPpid: number | null; reconnectAttempts: number; connections: number;
+  enabled: boolean; connected: boolean; state: string; target?: string; clientId?: string;
+  serverPid?: number; serverPpid?: number; reconnectAttempts: number; connections: number;
   queueLimit: number; queued: { messages: number; other: number }; dropped: { messages: number; other: number };
-  pendingWaits: number; lastError: string | null;
+  pendingWaits: number; lastError?: string;
 }
 
 export type OutputCheck = (value: unknown, rootPath?: string) => SchemaIssue[];

@@ -68,7 +68,7 @@ export interface Official {
 }
 
 /** Where each revision's official schema is read from: the one place to repoint. */
-export const officialSchemaUrl = (rev: Revision): URL => new URL(`../../../shared/mcp-schemas/${rev}/schema.json`, import.meta.url);
+export const officialSchemaUrl = (rev: Revision): URL => new URL(`../fixtures/mcp-schemas/${rev}/schema.json`, import.meta.url);
 
 export function loadOfficial(rev: Revision): Official {
   const url = officialSchemaUrl(rev);

@@ -1,6 +1,7 @@
 // Every stdout line of a broad session, on each supported revision, checked against that revision's
-// OFFICIAL MCP schema.json with our own validator. Never edits the schemas or relaxes them, except
-// the documented "id": null of unreadable requests, which JSON-RPC requires and MCP types cannot hold.
+// OFFICIAL MCP schema.json (vendored in test/fixtures/mcp-schemas) with our own validator. Never
+// relaxes the schemas, except the documented "id": null of unreadable requests, which JSON-RPC
+// requires and MCP types cannot hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';

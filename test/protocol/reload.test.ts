@@ -83,7 +83,7 @@ test('sends list_changed for resources and prompts when .roomodes changes, and t
   await changeAndAwait(s, () => writeFileSync(roomodes, modesFile(modeYaml('reviewer', '🔍 Reviewer'))), 'creating .roomodes');
   const added = await allResources(call);
   assert.equal(added.length, 18);
-  assert.deepEqual(added.filter((r) => r.uri.startsWith('mode://reviewer')).map((r) => r.name), ['🔍 Reviewer', '🔍 Reviewer - Configuration', '🔍 Reviewer - System Prompt']);
+  assert.deepEqual(added.filter((r) => r.uri.startsWith('mode://reviewer')).map((r) => [r.name, r.title]), [['reviewer', '🔍 Reviewer'], ['reviewer_config', '🔍 Reviewer - Configuration'], ['reviewer_system_prompt', '🔍 Reviewer - System Prompt']]);
   assert.deepEqual(await promptNames(call), [...BUILTIN, 'reviewer']);
   const listed = (await call('tools/call', { name: 'list_modes', arguments: { source: 'project' } })).result.metadata;
   assert.deepEqual(listed.modes.map((m: { slug: string }) => m.slug), ['reviewer']);
@@ -92,7 +92,7 @@ test('sends list_changed for resources and prompts when .roomodes changes, and t
   writeFileSync(roomodes, modesFile(modeYaml('reviewer', '🔍 Reviewer'), modeYaml('code', '💻 House Code', '[read, edit]')));
   await bothListChanged(s, from, 'overriding code');
   const code = (await allResources(call)).find((r) => r.uri === 'mode://code');
-  assert.equal(code?.name, '💻 House Code');
+  assert.equal(code?.title, '💻 House Code');
   const read = JSON.parse((await call('resources/read', { uri: 'mode://code' })).result.contents[0].text);
   assert.equal(read.source, 'project');
   assert.equal(read.tool_groups.command.enabled, false);

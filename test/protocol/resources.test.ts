@@ -13,10 +13,12 @@ type Loose = Msg['result'];
 
 const BUILTIN = ['code', 'architect', 'ask', 'debug', 'orchestrator'];
 const KINDS = [
-  { suffix: '', label: '', mimeType: 'application/json' },
-  { suffix: '/config', label: ' - Configuration', mimeType: 'application/json' },
-  { suffix: '/system_prompt', label: ' - System Prompt', mimeType: 'text/plain' },
+  { suffix: '', nameSuffix: '', label: '', mimeType: 'application/json' },
+  { suffix: '/config', nameSuffix: '_config', label: ' - Configuration', mimeType: 'application/json' },
+  { suffix: '/system_prompt', nameSuffix: '_system_prompt', label: ' - System Prompt', mimeType: 'text/plain' },
 ];
+/** A programmatic name: ASCII letters, digits, "_" and "-" only (no emoji, no spaces). */
+const PROGRAMMATIC = /^[A-Za-z0-9_-]+$/;
 
 const reviewerModes = (role: string): string => `customModes:
   - slug: reviewer
@@ -87,13 +89,28 @@ test('lists three resources per mode in pages of server.page_size, following nex
   const byUri = (uri: string): Loose => all.find((r) => r.uri === uri)!;
   for (const k of KINDS) {
     const r = byUri(`mode://code${k.suffix}`);
-    assert.equal(r.name, `💻 Code${k.label}`);
+    assert.equal(r.name, `code${k.nameSuffix}`);
     assert.equal(r.title, `💻 Code${k.label}`);
     assert.equal(r.mimeType, k.mimeType);
     assert.equal(typeof r.description, 'string');
     assert.ok(r.description.length > 0);
   }
   assert.equal(byUri('mode://code').description, 'Implement, change and refactor code');
+  for (const r of all) assert.match(r.name, PROGRAMMATIC, `${r.uri}: programmatic name`);
+  assert.equal(new Set(all.map((r) => r.name)).size, all.length, 'names are unique');
+  s.assertStdoutPure();
+});
+
+test('before 2025-06-18 resources and templates carry the programmatic name and no title', async (t) => {
+  const s = startServer(t);
+  await s.initialize('2025-03-26');
+  const call = rpc(s);
+  const resources = (await call('resources/list')).result.resources as Loose[];
+  const templates = (await call('resources/templates/list')).result.resourceTemplates as Loose[];
+  for (const x of [...resources, ...templates]) {
+    assert.match(x.name, PROGRAMMATIC);
+    assert.equal('title' in x, false, `${x.uri ?? x.uriTemplate}: no title before 2025-06-18`);
+  }
   s.assertStdoutPure();
 });
 
@@ -147,7 +164,8 @@ test('lists three URI templates', async (t) => {
   const templates = res.result.resourceTemplates as Loose[];
   assert.deepEqual(templates.map((x) => x.uriTemplate), ['mode://{slug}', 'mode://{slug}/config', 'mode://{slug}/system_prompt']);
   assert.deepEqual(templates.map((x) => x.mimeType), ['application/json', 'application/json', 'text/plain']);
-  for (const x of templates) assert.equal(typeof x.name, 'string');
+  assert.deepEqual(templates.map((x) => x.name), ['mode', 'mode_config', 'mode_system_prompt']);
+  assert.deepEqual(templates.map((x) => x.title), ['Mode', 'Mode configuration', 'Mode system prompt']);
   assert.equal(res.result.nextCursor, undefined);
   s.assertStdoutPure();
 });

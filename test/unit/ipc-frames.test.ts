@@ -94,9 +94,18 @@ test('parseFrame names why a frame was skipped: invalid JSON, wrong envelope, un
   }
 });
 
-test('parseFrame keeps taskId and relayClientId, and gives a missing payload as null', () => {
-  const parsed = parseFrame(JSON.stringify({ type: 'message', data: { type: 'TaskEvent', origin: 'server', relayClientId: 'r1', data: { eventName: 'evalPass', taskId: 7 } } }));
-  assert.deepEqual(parsed, { ok: true, message: { type: 'TaskEvent', origin: 'server', relayClientId: 'r1', data: { eventName: 'evalPass', payload: null, taskId: 7 } } });
+test('parseFrame keeps taskId and relayClientId, and leaves a missing or null payload out', () => {
+  for (const payload of [undefined, null]) {
+    const parsed = parseFrame(JSON.stringify({ type: 'message', data: { type: 'TaskEvent', origin: 'server', relayClientId: 'r1', data: { eventName: 'evalPass', payload, taskId: 7 } } }));
+    assert.deepEqual(parsed, { ok: true, message: { type: 'TaskEvent', origin: 'server', relayClientId: 'r1', data: { eventName: 'evalPass', taskId: 7 } } });
+  }
+});
+
+test('parseFrame keeps a tuple payload as it is and makes a bare value a one-element tuple', () => {
+  const event = (payload: unknown) => parseFrame(JSON.stringify({ type: 'message', data: { type: 'TaskEvent', origin: 'server', data: { eventName: 'e', payload } } }));
+  assert.deepEqual(event(['t1', { a: 1 }]), { ok: true, message: { type: 'TaskEvent', origin: 'server', data: { eventName: 'e', payload: ['t1', { a: 1 }] } } });
+  assert.deepEqual(event('t1'), { ok: true, message: { type: 'TaskEvent', origin: 'server', data: { eventName: 'e', payload: ['t1'] } } });
+  assert.deepEqual(event({ a: 1 }), { ok: true, message: { type: 'TaskEvent', origin: 'server', data: { eventName: 'e', payload: [{ a: 1 }] } } });
 });
 
 test('encodes a TaskCommand in the envelope Roo expects, omitting absent data', () => {

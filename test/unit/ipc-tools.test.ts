@@ -117,7 +117,7 @@ test('roo_ipc_start_task sends an empty configuration when none is given, so Roo
   assert.equal(cmd.valid, true);
   assert.equal(cmd.clientId, clientId);
   assert.deepEqual(cmd.data, { configuration: {}, text: 'write a haiku' });
-  assert.equal(r.metadata.taskId, null);
+  assert.equal('taskId' in r.metadata, false);
   assert.equal(r.metadata.waited, false);
 });
 
@@ -138,7 +138,7 @@ test('roo_ipc_start_task reports a start that was not announced in time without 
   const { fake, tools } = await connected(t, { announceTasks: false });
   const r = await call(tools, 'roo_ipc_start_task', { text: 'x', wait_for_start: true });
   assert.equal(fake.startedTasks.length, 1, 'the command reached Roo');
-  assert.deepEqual({ taskId: r.metadata.taskId, timedOut: r.metadata.timedOut, waited: r.metadata.waited }, { taskId: null, timedOut: true, waited: true });
+  assert.deepEqual({ hasTaskId: 'taskId' in r.metadata, timedOut: r.metadata.timedOut, waited: r.metadata.waited }, { hasTaskId: false, timedOut: true, waited: true });
   assert.match(r.text, /may still start/);
 });
 

@@ -1,11 +1,11 @@
-// Runs every case of the official JSON-Schema-Test-Suite (draft 2020-12 files in the shared corpus)
-// against compileSchema: valid ⇔ no issues. Never copies the corpus; skips only the listed groups.
+// Runs every case of the official JSON-Schema-Test-Suite (the draft 2020-12 files vendored in
+// test/fixtures, see PROVENANCE.md) against compileSchema: valid ⇔ no issues. Skips only the listed groups.
 import { test } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { readFileSync, readdirSync } from 'node:fs';
 import { compileSchema, type JsonSchema } from '../../src/schema/validate.js';
 
-const SUITE_DIR = new URL('../../../shared/corpus/json-schema-test-suite/draft2020-12/', import.meta.url);
+const SUITE_DIR = new URL('../fixtures/json-schema-test-suite/draft2020-12/', import.meta.url);
 
 /**
  * The only groups not run, keyed by "file | group description", each with its reason. Every one

@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url';
 import { runModes } from '../../src/cli/modes.js';
 import { runValidate } from '../../src/cli/validate.js';
 
-const CORPUS = fileURLToPath(new URL('../../../shared/corpus/roomodes/', import.meta.url));
+const FIXTURES = fileURLToPath(new URL('../fixtures/mode-files/', import.meta.url));
 
 function io(env: NodeJS.ProcessEnv = {}) {
   const out: string[] = [];
@@ -83,10 +83,10 @@ test('validate prints file:line:column problems and exits 1, or 0 for clean file
   assert.equal(await runValidate([join(base, 'nope.yaml')], missing.io), 1);
 });
 
-test('validate reports a broken corpus file with its line and column', async () => {
+test('validate reports a broken mode file with its line and column', async () => {
   const c = io();
-  assert.equal(await runValidate([join(CORPUS, '003.roomodes')], c.io), 1);
-  assert.match(c.out(), /003\.roomodes:\d+:\d+: cannot parse the file/);
+  assert.equal(await runValidate([join(FIXTURES, 'broken-flow.roomodes')], c.io), 1);
+  assert.match(c.out(), /broken-flow\.roomodes:4:5: cannot parse the file/);
 });
 
 test('validate without files checks the project and global files', async (t) => {

@@ -35,7 +35,7 @@ test('create → validate → select → list → backup → edit → restore br
 
   const selected = (await p.call('orchestrator_mode_select', { mode_file: 'research.yaml' })).metadata;
   assert.equal(selected.mode_activated, 'research.yaml');
-  assert.equal(selected.previous_mode, null);
+  assert.equal('previous_mode' in selected, false);
   assert.equal(await readFile(join(p.sets, 'active_mode_set'), 'utf8'), 'research.yaml\n');
   assert.equal(p.reloads, 1);
   assert.equal(typeof selected.backup_location, 'string', 'a set existed, so the state was backed up first');
@@ -90,7 +90,7 @@ test('select copies a missing set from the templates, or answers -32004 listing 
   assert.deepEqual((err.data as Record<string, unknown>).available, []);
   const out = (await p.call('orchestrator_mode_select', { mode_file: 'default_roles.yaml' })).metadata;
   assert.equal(out.copied_from_template, 'default_roles.yaml');
-  assert.equal(out.backup_location, null, 'nothing existed to back up');
+  assert.equal('backup_location' in out, false, 'nothing existed to back up');
   assert.match(await readFile(join(p.roles, 'default_roles.yaml'), 'utf8'), /slug: orchestrator/);
   const unknown = await rpcError(() => p.call('orchestrator_mode_select', { mode_file: 'nope.yaml' }));
   assert.equal(unknown.code, -32004);

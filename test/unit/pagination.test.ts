@@ -1,9 +1,10 @@
-// Unit tests of list pagination (src/mcp/pagination.ts): opaque cursors round-trip, and any cursor
-// this server did not hand out is refused with -32602.
+// Unit tests of list pagination (src/mcp/pagination.ts): opaque cursors round-trip, any cursor this
+// server did not hand out is refused with -32602, and tools/list pages are answered from one string.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { decodeCursor, encodeCursor, paginate } from '../../src/mcp/pagination.js';
 import { InvalidParamsError } from '../../src/rpc/errors.js';
+import { readToolSpecs, ToolListing } from '../../src/mcp/tools.js';
 
 const b64 = (text: string): string => Buffer.from(text, 'utf8').toString('base64url');
 
@@ -106,4 +107,22 @@ test('a cursor past the end gives an empty last page', () => {
 
 test('paginate refuses a bad cursor with -32602', () => {
   assert.throws(() => paginate([1, 2, 3], 'garbage', 2), InvalidParamsError);
+});
+
+test('tools/list answers each page with one shared string per revision, so queued answers cost nothing each', async () => {
+  let version = '2025-11-25';
+  const listing = new ToolListing(await readToolSpecs(), { pageSize: 10, toolErrors: 'jsonrpc', protocolVersion: () => version });
+  const first = listing.list({});
+  assert.equal(listing.list({}), first, 'the same first page is the same object');
+  const cursor = (JSON.parse(first.json) as { nextCursor: string }).nextCursor;
+  const second = listing.list({ cursor });
+  assert.equal(listing.list({ cursor }), second);
+  assert.notEqual(second.json, first.json);
+  version = '2024-11-05';
+  const old = listing.list({});
+  assert.notEqual(old, first, 'each revision has its own answer');
+  assert.equal((JSON.parse(old.json) as { tools: { title?: string }[] }).tools.some((x) => 'title' in x), false);
+  // A page past the end is answered (empty) but not kept, so cursors cannot grow the cache.
+  const past = listing.list({ cursor: encodeCursor(10_000) });
+  assert.notEqual(listing.list({ cursor: encodeCursor(10_000) }), past);
 });
