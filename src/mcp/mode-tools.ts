@@ -176,6 +176,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug, group: decision.group, reason: decision.reason };
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;
+      if (decision.client) metadata.client_tool = { clients: [...decision.client.clients], group: decision.client.group };
       if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';
       if (!decision.allowed && args.enforce === true) {
         const Err = decision.error === 'file' ? FileRestrictionError : ToolRestrictionError;

@@ -6,6 +6,7 @@ import { groupOfTool, isAlwaysAvailable, resolveToolAlias } from './tool-groups.
 import { compileToolPatterns, parseQualifiedName } from './mcp-names.js';
 import { fileRegexProblem } from './regex-safety.js';
 import { toolsAllowed } from './describe.js';
+import { clientLabel, clientTool, knownClientNames, type ClientTool } from './client-tools.js';
 
 /** What a mode allows, prepared once per catalogue load. */
 export interface CompiledRules {
@@ -26,6 +27,8 @@ export interface PermissionDecision {
   reason: string;
   restriction?: { fileRegex: string; description?: string };
   error?: 'tool' | 'file';
+  /** Set when the name is another agent's (Claude Code, VS Code, OpenCode/Kilo, Cursor): who uses it. */
+  client?: ClientTool;
 }
 
 export interface PermissionContext { projectRoot: string | null; confineToProjectRoot: boolean }
@@ -83,19 +86,24 @@ export function checkToolUse(
   ctx: PermissionContext,
 ): PermissionDecision {
   const tool = resolveToolAlias(toolName);
-  const label = tool === toolName ? `"${toolName}"` : `"${toolName}" (an alias of ${tool})`;
+  // Roo's own names win; another agent's name stands for the Roo group the table gives it.
+  const client = groupOfTool(tool) === undefined && !isAlwaysAvailable(tool) ? clientTool(tool) : undefined;
+  const label = tool !== toolName ? `"${toolName}" (an alias of ${tool})`
+    : client ? `"${toolName}" (${clientLabel(client)}; Roo group ${client.group === 'always' ? 'none: always available' : `"${client.group}"`})`
+      : `"${toolName}"`;
   const modeLabel = `${mode.name} (${mode.slug})`;
-  if (isAlwaysAvailable(tool)) {
-    return { allowed: true, group: 'always', reason: `Tool ${label} is available in every mode.` };
+  const from = client ? { client } : {};
+  if (isAlwaysAvailable(tool) || client?.group === 'always') {
+    return { allowed: true, group: 'always', ...from, reason: `Tool ${label} is available in every mode.` };
   }
 
   // MCP tools: our qualified mcp__<server>__<tool>, and Roo's own dynamic mcp_<server>_<tool>
   // names (Roo allows any mcp_ name in a mode with the mcp group).
   const qualified = parseQualifiedName(tool) !== null
     || (tool.startsWith('mcp_') && !tool.startsWith('mcp__') && tool.length > 4 && groupOfTool(tool) === undefined);
-  const group = qualified ? 'mcp' : groupOfTool(tool);
+  const group = qualified ? 'mcp' : groupOfTool(tool) ?? (client?.group as GroupName | undefined);
   if (group === undefined) {
-    const hint = '';
+    const hint = ` Other agents' names are accepted too — ${knownClientNames().join('; ')}.`;
     const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools ? ', and any MCP tool (mcp__<server>__<tool>)' : '';
     return {
       allowed: false, group: null, error: 'tool',
@@ -106,7 +114,7 @@ export function checkToolUse(
   if (!rules.groups.has(group)) {
     const has = [...rules.groups].join(', ') || 'none (only the always-available tools)';
     return {
-      allowed: false, group, error: 'tool',
+      allowed: false, group, error: 'tool', ...from,
       reason: `Tool ${label} is not allowed in ${modeLabel}: it belongs to the "${group}" group, which this mode does not have. The mode's groups: ${has}.`,
     };
   }
@@ -140,7 +148,7 @@ export function checkToolUse(
       restriction = description === undefined ? { fileRegex } : { fileRegex, description };
       if (!regex || !regex.test(path)) {
         return {
-          allowed: false, group, error: 'file', restriction,
+          allowed: false, group, error: 'file', restriction, ...from,
           reason: `Tool '${toolName}' in mode '${mode.name}' can only edit files matching pattern: ${fileRegex}${description ? ` (${description})` : ''}. Got: ${raw}`,
         };
       }
@@ -151,7 +159,7 @@ export function checkToolUse(
   }
   const limit = restriction ? `; only files matching ${restriction.fileRegex}` : '';
   return {
-    allowed: true, group, ...(restriction ? { restriction } : {}),
+    allowed: true, group, ...(restriction ? { restriction } : {}), ...from,
     reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group${limit}).`,
   };
 }
