@@ -120,28 +120,28 @@ export function checkToolUse(
   }
   if (qualified && rules.mcpTools && !rules.mcpTools(tool)) {
     return {
-      allowed: false, group, error: 'tool',
+      allowed: false, group, error: 'tool', ...from,
       reason: `MCP tool ${label} is not in the mcp allow-list of ${modeLabel}.`,
     };
   }
 
   const picked = pickPath(args);
   if (picked.bad !== undefined) {
-    return { allowed: false, group, error: 'file', reason: `The path given to ${label} must be a string.` };
+    return { allowed: false, group, error: 'file', ...from, reason: `The path given to ${label} must be a string.` };
   }
   let restriction: PermissionDecision['restriction'];
   if (picked.path !== undefined) {
     const raw = picked.path;
     if (raw.length > MAX_PATH_LENGTH) {
-      return { allowed: false, group, error: 'file', reason: `The path given to ${label} is longer than ${MAX_PATH_LENGTH} characters; refused.` };
+      return { allowed: false, group, error: 'file', ...from, reason: `The path given to ${label} is longer than ${MAX_PATH_LENGTH} characters; refused.` };
     }
     if (CONTROL_CHARS.test(raw)) {
-      return { allowed: false, group, error: 'file', reason: `The path given to ${label} contains control characters; refused.` };
+      return { allowed: false, group, error: 'file', ...from, reason: `The path given to ${label} contains control characters; refused.` };
     }
     const path = raw.replace(/\\/g, '/');
     if (ctx.confineToProjectRoot) {
       const problem = escapeProblem(path, ctx.projectRoot);
-      if (problem) return { allowed: false, group, error: 'file', reason: `Path refused: ${problem}.` };
+      if (problem) return { allowed: false, group, error: 'file', ...from, reason: `Path refused: ${problem}.` };
     }
     if (group === 'edit' && rules.edit) {
       const { regex, fileRegex, description } = rules.edit;
