@@ -14,6 +14,7 @@ import { scale } from './scale.mjs';
 import { modeFiles } from './modefiles.mjs';
 import { permissions } from './permissions.mjs';
 import { expiry, sweepSlices } from './expiry.mjs';
+import { hook } from './hook.mjs';
 
 /** Round counts and sizes: full is what the figures are quoted from; quick is for trying the scripts. */
 const PLANS = {
@@ -26,6 +27,7 @@ const PLANS = {
     modefiles: { rounds: 5, sizes: [10, 100, 1_000] },
     permissions: { rounds: 7, ops: 200_000 },
     expiry: { sessions: 100_000, sweepRounds: 3 },
+    hook: { rounds: 15 },
   },
   quick: {
     startup: { rounds: 3 },
@@ -36,6 +38,7 @@ const PLANS = {
     modefiles: { rounds: 2, sizes: [10, 100, 1_000] },
     permissions: { rounds: 3, ops: 50_000 },
     expiry: { sessions: 10_000, sweepRounds: 1 },
+    hook: { rounds: 5 },
   },
 };
 const FIGURES = Object.keys(PLANS.full);
@@ -79,6 +82,7 @@ async function main() {
     scale: async () => { const out = await scale(plan.scale); rows.push(...out.rows); notes.push(...out.notes); },
     modefiles: async () => { const out = await modeFiles(plan.modefiles); rows.push(...out.rows); notes.push(...out.notes); },
     permissions: async () => rows.push(...await permissions(plan.permissions)),
+    hook: async () => rows.push(...await hook(plan.hook)),
     expiry: async () => {
       const out = await expiry({ sessions: plan.expiry.sessions, createRate: shared.createRate });
       const inProcess = await sweepSlices({ sessions: plan.expiry.sessions, rounds: plan.expiry.sweepRounds });
