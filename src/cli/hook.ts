@@ -94,7 +94,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
   const args = parseArgs(argv);
   if (typeof args === 'string') return fail(`${args} (see roo-modes-server hook --help)`);
   if (args.help) { io.out(USAGE); return 0; }
-  if (args.target !== 'claude-code' && args.target !== 'vscode') {
+  if (args.target !== 'claude-code') {
     return fail(args.target === undefined ? 'say which protocol: hook claude-code' : `unknown hook protocol "${args.target}"; use claude-code`);
   }
   if (args.mode === undefined) return fail('--mode is required');
