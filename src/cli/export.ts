@@ -119,7 +119,8 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!) : [...catalogue.modes];
   const ctx: ExportContext = { projectRoot, homeDir: home, entryCommand: io.entryCommand, lossy: args.lossy };
 
-  const report: string[] = [];
+  // A broken mode file is reported, not fatal: its good modes (and the others) still export.
+  const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
   let failed = false;
   const seen = new Map<string, string>();
   for (const mode of modes) {

@@ -127,7 +127,10 @@ async function judge(args: HookArgs, slug: string, io: HookIo, fail: (why: strin
     convertDocument: convertLegacyRoles,
   });
   const mode = catalogue.get(slug);
-  if (!mode) return fail(`unknown mode "${slug}" in ${projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}`);
+  if (!mode) {
+    const problems = catalogue.issues.slice(0, 3).map((i) => `${i.file}:${i.line ?? 1}: ${i.message}`);
+    return fail(`unknown mode "${slug}" in ${projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}${problems.length > 0 ? `; problems in the mode files: ${problems.join('; ')}` : ''}`);
+  }
 
   const guard = new SymlinkGuard();
   const first = await decideToolUse(mode, event.toolName, event.paths[0], projectRoot, guard);

@@ -58,6 +58,8 @@ export function openCodeAgent(folder: '.opencode' | '.kilo') {
     // Roo confines every tool to the project; OpenCode asks about outside paths unless told.
     permission.external_directory = DENY_ALL;
     for (const key of ALWAYS) permission[key] = SCALAR_ONLY.has(key) ? 'allow' : ALLOW_ALL;
+    // OpenCode's own guard against an agent repeating itself: keep its default (ask the user).
+    permission.doom_loop = 'ask';
     if (groups.has('modes')) lost.push('modes group: OpenCode switches agents itself (Tab); nothing to carry');
     if (edit) lost.push('on Windows OpenCode compares paths without case; Roo patterns are case-sensitive');
     const front: Record<string, Plain> = { description: m.description, mode: 'all', permission };

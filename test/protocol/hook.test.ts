@@ -95,6 +95,11 @@ test('hook fails closed: malformed input, an unknown mode or bad usage exit 2 wi
     assert.equal(r.stdout, '');
     assert.match(r.stderr, why);
   }
+  // A broken mode file hides the mode it defined: still exit 2, saying what is wrong with the file.
+  writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    groups: [read\n');
+  const broken = await runCli(['hook', 'claude-code', '--mode', 'docs-writer'], { env, input: event(root, 'Edit', { file_path: join(root, 'docs', 'a.md') }) });
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /unknown mode "docs-writer".*problems in the mode files: .*\.roomodes:\d+/);
   const help = await runCli(['hook', '--help'], { env });
   assert.equal(help.code, 0);
   assert.match(help.stdout, /hook claude-code --mode SLUG/);
