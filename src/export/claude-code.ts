@@ -5,7 +5,7 @@ import { toYaml, type Plain } from '../yaml/write.js';
 import { hookCommand, withFrontmatter, type ExportContext, type ExportMode, type TargetOutput } from './source.js';
 
 /** Claude Code's tools for each Roo group (what the subagent's `tools` line lists). */
-const CLAUDE_TOOLS: Readonly<Record<GroupName, readonly string[]>> = {
+export const CLAUDE_TOOLS: Readonly<Record<GroupName, readonly string[]>> = {
   read: ['Read', 'Glob', 'Grep', 'LS'],
   edit: ['Edit', 'MultiEdit', 'Write', 'NotebookEdit'],
   browser: ['WebFetch', 'WebSearch'],

@@ -6,7 +6,7 @@ import { toYaml, type Plain } from '../yaml/write.js';
 import { hookCommand, withFrontmatter, type ExportContext, type ExportMode, type TargetOutput } from './source.js';
 
 /** VS Code's tool sets for each Roo group. */
-const VSCODE_TOOLS: Readonly<Record<GroupName, readonly string[]>> = {
+export const VSCODE_TOOLS: Readonly<Record<GroupName, readonly string[]>> = {
   read: ['read', 'search'],
   edit: ['edit'],
   browser: ['web'],

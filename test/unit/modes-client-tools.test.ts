@@ -68,3 +68,14 @@ test('an unknown name is refused with the names each agent may use', () => {
   assert.match(d.reason, /OpenCode\/Kilo: read, glob/);
   assert.equal(d.client, undefined);
 });
+
+test('every tool name an export writes is one validate_tool_use maps back to the same group', async () => {
+  const { CLAUDE_TOOLS } = await import('../../src/export/claude-code.js');
+  const { VSCODE_TOOLS } = await import('../../src/export/vscode.js');
+  const { OPENCODE_PERMISSIONS } = await import('../../src/export/opencode.js');
+  for (const table of [CLAUDE_TOOLS, VSCODE_TOOLS, OPENCODE_PERMISSIONS]) {
+    for (const [group, names] of Object.entries(table) as [string, readonly string[]][]) {
+      for (const name of names) assert.equal(groupOfTool(name) ?? clientTool(name)?.group, group, name);
+    }
+  }
+});
