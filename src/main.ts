@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
 // three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
-import { closeSync, createWriteStream, openSync, readFileSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
 import type { Incoming } from './pipeline/processor.js';
@@ -56,14 +56,29 @@ const io: Io = {
   env: process.env,
 };
 
-/** All of stdin as text (for `hook`, which reads one event and answers once); null past maxBytes. */
+/**
+ * All of stdin as text (for `hook`, which reads one event and answers once); null past maxBytes.
+ * Read straight from fd 0: setting up process.stdin as a stream costs more than the hook's own
+ * work. A non-blocking stdin (EAGAIN) falls back to the stream.
+ */
 async function readStdin(maxBytes: number): Promise<string | null> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of process.stdin) {
-    size += (chunk as Buffer).length;
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  try {
+    for (let n; (n = readSync(0, chunk, 0, chunk.length, null)) > 0;) {
+      size += n;
+      if (size > maxBytes) return null;
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && (err.code === 'EAGAIN' || err.code === 'EWOULDBLOCK'))) throw err;
+  }
+  for await (const piece of process.stdin) {
+    size += (piece as Buffer).length;
     if (size > maxBytes) { process.stdin.destroy(); return null; }
-    chunks.push(chunk as Buffer);
+    chunks.push(piece as Buffer);
   }
   return Buffer.concat(chunks).toString('utf8');
 }
