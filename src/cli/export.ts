@@ -70,24 +70,25 @@ function parseArgs(argv: readonly string[]): ExportArgs | string {
       const v = flag !== token ? token.slice(eq + 1) : argv[++i];
       return v === undefined || v === '' ? null : v;
     };
-    const flags: Record<string, () => void> = {
-      '-h': () => { a.help = true; }, '--help': () => { a.help = true; },
-      '--force': () => { a.force = true; }, '--dry-run': () => { a.dryRun = true; },
-      '--lossy': () => { a.lossy = true; }, '--settings': () => { a.settings = true; },
-    };
-    const values: Record<string, (v: string) => void> = {
-      '--to': (v) => { a.to = v; }, '--mode': (v) => { a.modes.push(v); }, '--out': (v) => { a.out = v; },
-      '--project-root': (v) => { a.projectRoot = v; }, '--config-dir': (v) => { a.configDir = v; },
-    };
-    if (flags[flag] && flag === token) flags[flag]!();
-    else if (values[flag]) {
+    const flags = new Map<string, () => void>([
+      ['-h', () => { a.help = true; }], ['--help', () => { a.help = true; }],
+      ['--force', () => { a.force = true; }], ['--dry-run', () => { a.dryRun = true; }],
+      ['--lossy', () => { a.lossy = true; }], ['--settings', () => { a.settings = true; }],
+    ]);
+    const values = new Map<string, (v: string) => void>([
+      ['--to', (v) => { a.to = v; }], ['--mode', (v) => { a.modes.push(v); }], ['--out', (v) => { a.out = v; }],
+      ['--project-root', (v) => { a.projectRoot = v; }], ['--config-dir', (v) => { a.configDir = v; }],
+    ]);
+    const set = values.get(flag);
+    if (flags.has(flag) && flag === token) flags.get(flag)!();
+    else if (set) {
       const v = value();
       if (v === null) return `${flag} needs a value`;
-      values[flag]!(v);
+      set(v);
     } else return `unexpected argument ${token}`;
   }
   if (!a.help && a.to === undefined) return '--to is required';
-  if (a.to !== undefined && !(a.to in TARGETS)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
+  if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
   if (a.settings && a.to !== 'claude-code') return '--settings goes with --to claude-code';
   if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
   return a;

@@ -129,6 +129,7 @@ test('export refuses bad usage, unknown modes and a fileRegex with no exact glob
   for (const [args, why] of [
     [[], /--to is required/], [['--to', 'windsurf'], /unknown target "windsurf"/], [['--to', 'kilo', '--mode', 'nope'], /unknown mode nope/],
     [['--to', 'cursor', '--settings'], /--settings goes with --to claude-code/],
+    [['--to', 'constructor'], /unknown target "constructor"/], [['toString', '--to', 'kilo'], /unexpected argument toString/],
   ] as [string[], RegExp][]) {
     const r = await runCli(['export', ...args], { env, cwd: root });
     assert.equal(r.code, 2, args.join(' '));
