@@ -1,18 +1,13 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
 // three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
-import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { AsyncQueue } from './pipeline/queue.js';
-import { runReader } from './pipeline/reader.js';
-import { Processor, type Incoming } from './pipeline/processor.js';
-import { runWriter } from './pipeline/writer.js';
+import type { Incoming } from './pipeline/processor.js';
 import type { Outgoing } from './rpc/jsonrpc.js';
-import { Lifecycle } from './mcp/lifecycle.js';
-import { McpServer } from './mcp/server.js';
-import { checkProjectRoot, ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } from './config.js';
-import { createLogger, logLevelHelp, type LogSink } from './log.js';
+import type { McpServer } from './mcp/server.js';
+import { logLevelHelp, type LogSink } from './log.js';
 import type { Services } from './services.js';
 import type { ToolListing } from './mcp/tools.js';
 
@@ -37,6 +32,8 @@ Usage:
   roo-modes-server generate-config          print a complete default config
   roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
   roo-modes-server demo                     run the seed workflow against this server
+  roo-modes-server export --to AGENT ...    write modes as Claude Code, VS Code, Cursor, OpenCode or Kilo agents
+  roo-modes-server hook claude-code ...     enforce a mode in a Claude Code (or VS Code) PreToolUse hook
 
 Serve options:
   --config FILE             JSON config file (see schemas/config.schema.json; env ROO_MODES_CONFIG)
@@ -62,6 +59,33 @@ const io: Io = {
   env: process.env,
 };
 
+/**
+ * All of stdin as text (for `hook`, which reads one event and answers once); null past maxBytes.
+ * Read straight from fd 0: setting up process.stdin as a stream costs more than the hook's own
+ * work. A non-blocking stdin (EAGAIN) falls back to the stream.
+ */
+async function readStdin(maxBytes: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  try {
+    for (let n; (n = readSync(0, chunk, 0, chunk.length, null)) > 0;) {
+      size += n;
+      if (size > maxBytes) return null;
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && (err.code === 'EAGAIN' || err.code === 'EWOULDBLOCK'))) throw err;
+  }
+  for await (const piece of process.stdin) {
+    size += (piece as Buffer).length;
+    if (size > maxBytes) { process.stdin.destroy(); return null; }
+    chunks.push(piece as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   const self = [process.execPath, MAIN_PATH];
@@ -74,6 +98,8 @@ async function main(argv: string[]): Promise<number> {
     case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
     case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
     case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
+    case 'hook': return (await import('./cli/hook.js')).runHook(rest, { ...io, stdin: readStdin });
+    case 'export': return (await import('./cli/export.js')).runExport(rest, { ...io, entryCommand: self });
     case 'help':
       if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
       io.out(USAGE);
@@ -89,6 +115,13 @@ async function main(argv: string[]): Promise<number> {
 }
 
 async function serve(argv: string[]): Promise<number> {
+  // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
+  // start as fast as Node itself, so the entry point pulls in the server only when it serves.
+  const [{ AsyncQueue }, { runReader }, { Processor }, { runWriter }, { Lifecycle }, { McpServer }, configModule, { createLogger }] = await Promise.all([
+    import('./pipeline/queue.js'), import('./pipeline/reader.js'), import('./pipeline/processor.js'), import('./pipeline/writer.js'),
+    import('./mcp/lifecycle.js'), import('./mcp/server.js'), import('./config.js'), import('./log.js'),
+  ]);
+  const { checkProjectRoot, ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } = configModule;
   let config;
   try {
     const args = parseServeArgs(argv);

@@ -170,7 +170,7 @@ const errCode = (err: unknown): string | undefined =>
  * file and a linked config (dotfiles) stays a link. A path that does not exist yet is used as is;
  * a link to nothing is refused, since writing would replace the link with a file.
  */
-async function resolveTarget(file: string): Promise<string | { refused: string }> {
+export async function resolveTarget(file: string): Promise<string | { refused: string }> {
   try {
     return await realpath(file);
   } catch (err) {
@@ -180,7 +180,7 @@ async function resolveTarget(file: string): Promise<string | { refused: string }
   return dangling ? { refused: `${file} is a symbolic link to a file that does not exist; create that file or remove the link` } : file;
 }
 
-async function backup(file: string): Promise<string> {
+export async function backup(file: string): Promise<string> {
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   for (let n = 0; ; n++) {
     const target = `${file}.bak-${stamp}${n === 0 ? '' : `-${n}`}`;

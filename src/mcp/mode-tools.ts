@@ -193,6 +193,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       metadata.reason = decision.reason;
       if (filePath !== undefined) metadata.file_path = filePath;
       if (decision.restriction) metadata.restriction = decision.restriction;
+      if (decision.client) metadata.client_tool = { clients: [...decision.client.clients], group: decision.client.group };
       if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';
       if (!decision.allowed && args.enforce === true) {
         const Err = decision.error === 'file' ? FileRestrictionError : ToolRestrictionError;

@@ -5,6 +5,7 @@ import { groupOfTool, isAlwaysAvailable, resolveToolAlias } from './tool-groups.
 import { compileToolPatterns, parseQualifiedName } from './mcp-names.js';
 import { fileRegexProblem } from './regex-safety.js';
 import { toolsAllowed } from './describe.js';
+import { clientLabel, clientTool, knownClientNames, type ClientTool } from './client-tools.js';
 
 /** What a mode allows, prepared once per catalogue load. */
 export interface CompiledRules {
@@ -27,6 +28,8 @@ export interface PermissionDecision {
   reason: string;
   restriction?: { fileRegex: string; description?: string };
   error?: 'tool' | 'file';
+  /** Set when the name is another agent's (Claude Code, VS Code, OpenCode/Kilo, Cursor): who uses it. */
+  client?: ClientTool;
 }
 
 export interface PermissionContext { projectRoot: string | null; confineToProjectRoot: boolean }
@@ -73,18 +76,26 @@ function serverAllowed(tool: string, servers: ReadonlySet<string>): boolean {
 /** Decides the tool alone (group, aliases, MCP allow-list); decideToolUse adds the path. */
 export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
   const tool = resolveToolAlias(toolName);
-  const label = tool === toolName ? `"${toolName}"` : `"${toolName}" (an alias of ${tool})`;
+  // Roo's own names win; another agent's name stands for the Roo group the table gives it.
+  const known = groupOfTool(tool) === undefined && !isAlwaysAvailable(tool) ? clientTool(tool) : undefined;
+  // Another agent's web tools (WebFetch, webfetch, …) pass through Zoo's web group too.
+  const client = known?.group === 'browser' && !mode.compiled.groups.has('browser') && mode.compiled.groups.has('web')
+    ? { ...known, group: 'web' as const } : known;
+  const label = tool !== toolName ? `"${toolName}" (an alias of ${tool})`
+    : client ? `"${toolName}" (${clientLabel(client)}; Roo group ${client.group === 'always' ? 'none: always available' : `"${client.group}"`})`
+      : `"${toolName}"`;
   const modeLabel = `${mode.name} (${mode.slug})`;
-  if (isAlwaysAvailable(tool)) {
-    return { allowed: true, group: 'always', reason: `Tool ${label} is available in every mode.` };
+  const from = client ? { client } : {};
+  if (isAlwaysAvailable(tool) || client?.group === 'always') {
+    return { allowed: true, group: 'always', ...from, reason: `Tool ${label} is available in every mode.` };
   }
   // MCP tools: our qualified mcp__<server>__<tool>, and Roo's own dynamic mcp_<server>_<tool>
   // names (Roo allows any mcp_ name in a mode with the mcp group).
   const qualified = parseQualifiedName(tool) !== null
     || (tool.startsWith('mcp_') && !tool.startsWith('mcp__') && tool.length > 4 && groupOfTool(tool) === undefined);
-  const group = qualified ? 'mcp' : groupOfTool(tool);
+  const group = qualified ? 'mcp' : groupOfTool(tool) ?? (client?.group as GroupName | undefined);
   if (group === undefined) {
-    const hint = '';
+    const hint = ` Other agents' names are accepted too — ${knownClientNames().join('; ')}.`;
     const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools && !mode.compiled.mcpServers ? ', and any MCP tool (mcp__<server>__<tool>)' : '';
     return {
       allowed: false, group: null, error: 'tool',
@@ -95,19 +106,19 @@ export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
   if (!rules.groups.has(group)) {
     const has = [...rules.groups].join(', ') || 'none (only the always-available tools)';
     return {
-      allowed: false, group, error: 'tool',
+      allowed: false, group, error: 'tool', ...from,
       reason: `Tool ${label} is not allowed in ${modeLabel}: it belongs to the "${group}" group, which this mode does not have. The mode's groups: ${has}.`,
     };
   }
   if (qualified && rules.mcpTools && !rules.mcpTools(tool)) {
     return {
-      allowed: false, group, error: 'tool',
+      allowed: false, group, error: 'tool', ...from,
       reason: `MCP tool ${label} is not in the mcp allow-list of ${modeLabel}.`,
     };
   }
   if (qualified && rules.mcpServers && !serverAllowed(tool, rules.mcpServers)) {
     return {
-      allowed: false, group, error: 'tool',
+      allowed: false, group, error: 'tool', ...from,
       reason: `MCP tool ${label} belongs to a server ${modeLabel} may not use (allowedMcpServers: ${[...rules.mcpServers].join(', ') || 'none'}).`,
     };
   }
@@ -116,9 +127,9 @@ export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
     const { regex, fileRegex, description } = rules.edit;
     const restriction = description === undefined ? { fileRegex } : { fileRegex, description };
     return {
-      allowed: true, group, restriction, pattern: regex ?? NOTHING,
+      allowed: true, group, restriction, pattern: regex ?? NOTHING, ...from,
       reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group; only files matching ${fileRegex}).`,
     };
   }
-  return { allowed: true, group, reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group).` };
+  return { allowed: true, group, ...from, reason: `Tool ${label} is allowed in ${modeLabel} (the "${group}" group).` };
 }

@@ -1,0 +1,54 @@
+// Hook start-up: wall time from spawn to exit of `hook claude-code` answering one PreToolUse event,
+// beside `node -e 0` (Node's own start), alternating. The hook runs before every tool call it guards.
+import { spawn } from 'node:child_process';
+import { join } from 'node:path';
+import { SERVER_MAIN, alternate, median, ms, now, projectWithModes, round, row, tempDir } from './lib.mjs';
+
+/** One run: spawn, write the event, wait for exit; returns milliseconds (throws on a wrong answer). */
+function once(args, input, expectDeny) {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const elapsed = now() - t0;
+      if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}`));
+      if (expectDeny !== null && out.includes('"deny"') !== expectDeny) return reject(new Error(`unexpected answer: ${out}`));
+      resolve(elapsed);
+    });
+    child.stdin.on('error', () => { /* node -e 0 may exit before reading */ });
+    child.stdin.end(input);
+  });
+}
+
+export async function hook({ rounds }) {
+  const plain = tempDir('hook');
+  const withModes = projectWithModes(100);
+  try {
+    const rows = [];
+    for (const [label, dir, key] of [['built-in modes only', plain.dir, 'hook'], ['a .roomodes of 100 modes', withModes.dir, 'hook_roomodes']]) {
+      const event = JSON.stringify({
+        hook_event_name: 'PreToolUse', tool_name: 'Edit', cwd: dir,
+        tool_input: { file_path: join(dir, 'src', 'main.ts'), old_string: 'a', new_string: 'b' },
+      });
+      const hookArgs = [SERVER_MAIN, 'hook', 'claude-code', '--mode', 'architect', '--project-root', dir, '--config-dir', join(dir, 'global-config')];
+      const run = (kind) => (kind === 'ours' ? once(hookArgs, event, true) : once(['-e', '0'], event, null));
+      await run('floor');
+      await run('ours');
+      const runs = await alternate(rounds, run);
+      const ours = median(runs.ours);
+      const floor = median(runs.floor);
+      const ratio = ours / floor;
+      rows.push(row(`hook start, ${label} (spawn → answer)`, {
+        ours: ms(ours), floor: `${ms(floor)} (node -e 0)`, ratio, target: '≤ 1.50× node -e 0', pass: ratio <= 1.5,
+        keys: { [`${key}_ms`]: round(ours, 1), [`${key}_node_ms`]: round(floor, 1), [`${key}_ratio`]: round(ratio) },
+      }));
+    }
+    return rows;
+  } finally {
+    plain.cleanup();
+    withModes.cleanup();
+  }
+}

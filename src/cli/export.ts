@@ -1,0 +1,191 @@
+// `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo`: writes the modes in force
+// as the other agent's files and reports what could not be carried over. Never overwrites unasked.
+import { homedir } from 'node:os';
+import { dirname, join, resolve } from 'node:path';
+import { mkdir, readFile } from 'node:fs/promises';
+import { loadCatalogue } from '../modes/catalogue.js';
+import { convertLegacyRoles } from '../modesets/legacy.js';
+import { writeFileAtomic } from '../files/atomic-write.js';
+import { JsonSyntaxError } from './jsonc.js';
+import { backup, resolveTarget } from './add-to-mcp-config.js';
+import { prepareMode, hookCommand, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
+import { agentName, claudeCodeAgent, hookEntry } from '../export/claude-code.js';
+import { vscodeAgent } from '../export/vscode.js';
+import { cursorRule } from '../export/cursor.js';
+import { openCodeAgent } from '../export/opencode.js';
+import { SETTINGS_FILE, mergeHooks } from '../export/settings.js';
+
+export interface ExportIo {
+  out(text: string): void;
+  err(text: string): void;
+  env: NodeJS.ProcessEnv;
+  /** [node, dist/main.js]: what exported hooks run. */
+  entryCommand: readonly string[];
+}
+
+/** The targets: each turns one prepared mode into one file (or a refusal). */
+const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => TargetOutput>> = {
+  'claude-code': claudeCodeAgent,
+  vscode: vscodeAgent,
+  cursor: (m) => cursorRule(m),
+  opencode: openCodeAgent('.opencode'),
+  kilo: openCodeAgent('.kilo'),
+};
+
+const USAGE = `Usage: roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo [options]
+
+Writes the modes in force (built-in, global, project) as the other agent's files:
+  claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
+                                             (roo-modes-server hook claude-code) enforces fileRegex
+  vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
+  cursor       .cursor/rules/<slug>.mdc      rule; limits described (Cursor cannot enforce them)
+  opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins
+  kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
+
+  --to AGENT            the target (required)
+  --mode SLUG           export this mode (repeatable; default: every mode in force)
+  --out DIR             where to write (default: the project root)
+  --project-root DIR    the project whose modes are read (default: $ROO_PROJECT_ROOT or .)
+  --config-dir DIR      global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)
+  --force               overwrite existing files (otherwise they are kept and reported)
+  --dry-run             print what would be written; write nothing
+  --lossy               (opencode, kilo) write "ask" where a fileRegex has no exact glob
+  --settings            (claude-code) also add the hooks to .claude/settings.json (backed up)
+  -h, --help            this text
+Exit status: 0 done, 1 something was refused or could not be written, 2 bad usage.
+`;
+
+interface ExportArgs {
+  help: boolean; to?: string; modes: string[]; out?: string; projectRoot?: string; configDir?: string;
+  force: boolean; dryRun: boolean; lossy: boolean; settings: boolean;
+}
+
+function parseArgs(argv: readonly string[]): ExportArgs | string {
+  const a: ExportArgs = { help: false, modes: [], force: false, dryRun: false, lossy: false, settings: false };
+  for (let i = 0; i < argv.length; i++) {
+    const token = argv[i]!;
+    const eq = token.indexOf('=');
+    const flag = token.startsWith('--') && eq > 0 ? token.slice(0, eq) : token;
+    const value = (): string | null => {
+      const v = flag !== token ? token.slice(eq + 1) : argv[++i];
+      return v === undefined || v === '' ? null : v;
+    };
+    const flags = new Map<string, () => void>([
+      ['-h', () => { a.help = true; }], ['--help', () => { a.help = true; }],
+      ['--force', () => { a.force = true; }], ['--dry-run', () => { a.dryRun = true; }],
+      ['--lossy', () => { a.lossy = true; }], ['--settings', () => { a.settings = true; }],
+    ]);
+    const values = new Map<string, (v: string) => void>([
+      ['--to', (v) => { a.to = v; }], ['--mode', (v) => { a.modes.push(v); }], ['--out', (v) => { a.out = v; }],
+      ['--project-root', (v) => { a.projectRoot = v; }], ['--config-dir', (v) => { a.configDir = v; }],
+    ]);
+    const set = values.get(flag);
+    if (flags.has(flag) && flag === token) flags.get(flag)!();
+    else if (set) {
+      const v = value();
+      if (v === null) return `${flag} needs a value`;
+      set(v);
+    } else return `unexpected argument ${token}`;
+  }
+  if (!a.help && a.to === undefined) return '--to is required';
+  if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
+  if (a.settings && a.to !== 'claude-code') return '--settings goes with --to claude-code';
+  if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
+  return a;
+}
+
+const expandHome = (p: string, home: string): string => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
+
+async function readIfExists(path: string): Promise<string | null> {
+  try { return await readFile(path, 'utf8'); } catch (err) {
+    if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return null;
+    throw err;
+  }
+}
+
+export async function runExport(argv: string[], io: ExportIo): Promise<number> {
+  const args = parseArgs(argv);
+  if (typeof args === 'string') { io.err(`export: ${args} (see roo-modes-server export --help)\n`); return 2; }
+  if (args.help) { io.out(USAGE); return 0; }
+  const target = args.to!;
+  const home = io.env.HOME ?? homedir();
+  const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), home));
+  const outDir = resolve(expandHome(args.out ?? projectRoot, home));
+  const catalogue = await loadCatalogue({
+    projectRoot, configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), home)),
+    globalModesFile: null, convertDocument: convertLegacyRoles,
+  });
+  const unknown = args.modes.filter((s) => !catalogue.get(s));
+  if (unknown.length > 0) { io.err(`export: unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
+  const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!) : [...catalogue.modes];
+  const ctx: ExportContext = { projectRoot, homeDir: home, entryCommand: io.entryCommand, lossy: args.lossy };
+
+  // A broken mode file is reported, not fatal: its good modes (and the others) still export.
+  const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
+  let failed = false;
+  const seen = new Map<string, string>();
+  for (const mode of modes) {
+    const result = TARGETS[target]!(await prepareMode(mode, ctx), ctx);
+    for (const l of result.lost) report.push(`  not carried over (${mode.slug}): ${l}`);
+    if (result.refused !== undefined || result.path === undefined || result.text === undefined) {
+      report.push(`  refused: ${result.refused ?? mode.slug}`);
+      failed = true;
+      continue;
+    }
+    const clash = seen.get(result.path);
+    if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash} both become ${result.path}`); failed = true; continue; }
+    seen.set(result.path, mode.slug);
+    failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
+  }
+  if (args.settings) failed = !(await settings(outDir, modes.filter((m) => m.compiled.edit).map((m) => m.slug), ctx, args, io, report)) || failed;
+  io.out(`export --to ${target} (${modes.length} mode${modes.length === 1 ? '' : 's'}) into ${outDir}:\n${report.join('\n')}\n`);
+  return failed ? 1 : 0;
+}
+
+/** Writes one file unless it exists (and --force is absent); false when the write failed. */
+async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
+  const old = await readIfExists(file);
+  if (old === text) { report.push(`  unchanged: ${file}`); return true; }
+  if (old !== null && !args.force) { report.push(`  kept existing: ${file} (differs; --force overwrites it)`); return true; }
+  const verb = old === null ? 'write' : 'overwrite';
+  if (args.dryRun) { io.out(`==> ${file} (would ${verb}) <==\n${text}\n`); report.push(`  would ${verb}: ${file}`); return true; }
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    await writeFileAtomic(file, text);
+  } catch (err) {
+    report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    return false;
+  }
+  report.push(`  ${old === null ? 'wrote' : 'overwrote'}: ${file}`);
+  return true;
+}
+
+/** Merges the hooks into .claude/settings.json, keeping every other entry and a backup. */
+async function settings(outDir: string, slugs: string[], ctx: ExportContext, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
+  const file = join(outDir, SETTINGS_FILE);
+  const real = await resolveTarget(file);
+  if (typeof real !== 'string') { report.push(`  refused: ${real.refused}`); return false; }
+  const old = await readIfExists(real);
+  const entries = slugs.map((s) => hookEntry(hookCommand(ctx, s, ['--agent', agentName(s)])));
+  let outcome;
+  try {
+    outcome = mergeHooks(old ?? '', entries, new Set(slugs.map(agentName)));
+  } catch (err) {
+    if (!(err instanceof JsonSyntaxError)) throw err;
+    report.push(`  refused: ${file} is not valid JSON (${err.message}); fix it first`);
+    return false;
+  }
+  if (!outcome.ok) { report.push(`  refused: cannot edit ${file} safely: ${outcome.reason}`); return false; }
+  if (old !== null && outcome.text === old) { report.push(`  unchanged: ${file}`); return true; }
+  if (args.dryRun) { io.out(`==> ${file} (would ${old === null ? 'write' : 'update'}) <==\n${outcome.text}\n`); return true; }
+  try {
+    await mkdir(dirname(real), { recursive: true });
+    const saved = old === null ? null : await backup(real);
+    await writeFileAtomic(real, outcome.text);
+    report.push(`  ${old === null ? 'wrote' : 'updated'}: ${file} (${slugs.length} hook${slugs.length === 1 ? '' : 's'}${saved ? `; previous version kept as ${saved}` : ''})`);
+  } catch (err) {
+    report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    return false;
+  }
+  return true;
+}

@@ -1,0 +1,127 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { tempDir } from './harness.js';
+import { runCli } from './cli-run.js';
+
+/** A project with a custom mode limited to docs/ and a home with no global modes. */
+function project(t: { after(fn: () => void): void }): { root: string; env: Record<string, string> } {
+  const root = tempDir(t, 'rms-hook-');
+  const home = tempDir(t, 'rms-hook-home-');
+  mkdirSync(join(root, 'docs'));
+  writeFileSync(join(root, '.roomodes'), [
+    'customModes:',
+    '  - slug: docs-writer',
+    '    name: Docs Writer',
+    '    roleDefinition: You write documentation.',
+    '    groups:',
+    '      - read',
+    '      - - edit',
+    '        - fileRegex: ^docs/',
+    '          description: the docs folder',
+    '',
+  ].join('\n'));
+  return { root, env: { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), CLAUDE_PROJECT_DIR: '' } };
+}
+
+/** A PreToolUse event as Claude Code sends it (absolute paths, the session's cwd). */
+const event = (root: string, tool_name: string, tool_input: Record<string, unknown>, extra: Record<string, unknown> = {}): string => JSON.stringify({
+  session_id: 'abc123', transcript_path: join(root, 't.jsonl'), cwd: root, permission_mode: 'default',
+  hook_event_name: 'PreToolUse', tool_name, tool_input, tool_use_id: 'toolu_01', ...extra,
+});
+
+const denied = (stdout: string): string => {
+  const out = JSON.parse(stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
+  assert.equal(out.hookSpecificOutput.hookEventName, 'PreToolUse');
+  assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
+  return out.hookSpecificOutput.permissionDecisionReason;
+};
+
+test('hook denies an Edit outside the mode’s pattern and names the mode and the pattern', async (t) => {
+  const { root, env } = project(t);
+  const r = await runCli(['hook', 'claude-code', '--mode', 'architect'], {
+    env, input: event(root, 'Edit', { file_path: join(root, 'src', 'main.ts'), old_string: 'a', new_string: 'b', replace_all: false }),
+  });
+  assert.equal(r.code, 0, r.stderr);
+  const reason = denied(r.stdout);
+  assert.match(reason, /architect/);
+  assert.match(reason, /\\\.md\$/);
+});
+
+test('hook allows an Edit inside the pattern: exit 0 and nothing on stdout', async (t) => {
+  const { root, env } = project(t);
+  for (const [mode, file] of [['architect', 'docs/plan.md'], ['docs-writer', 'docs/guide/intro.txt']] as const) {
+    const r = await runCli(['hook', 'claude-code', '--mode', mode], { env, input: event(root, 'Edit', { file_path: join(root, file), old_string: 'a', new_string: 'b' }) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.equal(r.stdout, '', `${mode} ${file}`);
+  }
+  const w = await runCli(['hook', 'claude-code', '--mode', 'docs-writer'], { env, input: event(root, 'Write', { file_path: join(root, 'README.md'), content: 'x' }) });
+  assert.match(denied(w.stdout), /\^docs\//);
+});
+
+test('hook applies validate_tool_use’s other rules: groups, the project root, links leading out', async (t) => {
+  const { root, env } = project(t);
+  mkdirSync(join(root, 'outside-target'));
+  const elsewhere = tempDir(t, 'rms-hook-out-');
+  symlinkSync(elsewhere, join(root, 'docs', 'link'));
+  const cases: [string, string, Record<string, unknown>, RegExp][] = [
+    ['architect', 'Bash', { command: 'rm -rf /' }, /"command" group/],
+    ['code', 'Write', { file_path: '/etc/passwd', content: '' }, /outside the project root/],
+    ['docs-writer', 'Write', { file_path: join(root, 'docs', 'link', 'x.md'), content: '' }, /leads to .*outside the project root/],
+    ['architect', 'NotebookEdit', { notebook_path: join(root, 'a.ipynb'), new_source: '' }, /\\\.md\$/],
+  ];
+  for (const [mode, tool, input, why] of cases) {
+    const r = await runCli(['hook', 'claude-code', '--mode', mode], { env, input: event(root, tool, input) });
+    assert.equal(r.code, 0, r.stderr);
+    assert.match(denied(r.stdout), why, `${mode} ${tool}`);
+  }
+});
+
+test('hook fails closed: malformed input, an unknown mode or bad usage exit 2 with the reason on stderr', async (t) => {
+  const { root, env } = project(t);
+  const cases: [string[], string, RegExp][] = [
+    [['--mode', 'architect'], '{"tool_name": ', /not JSON/],
+    [['--mode', 'architect'], '[1,2]', /must be a JSON object/],
+    [['--mode', 'architect'], JSON.stringify({ hook_event_name: 'PreToolUse', tool_input: {} }), /tool_name/],
+    [['--mode', 'architect'], event(root, 'Edit', { file_path: 42 }), /tool_input\.file_path/],
+    [['--mode', 'architect'], event(root, 'Edit', {}, { hook_event_name: 'PostToolUse' }), /PreToolUse events only/],
+    [['--mode', 'no-such-mode'], event(root, 'Edit', { file_path: join(root, 'a.md') }), /unknown mode "no-such-mode".*architect/],
+    [[], event(root, 'Edit', { file_path: join(root, 'a.md') }), /--mode is required/],
+  ];
+  for (const [args, input, why] of cases) {
+    const r = await runCli(['hook', 'claude-code', ...args], { env, input });
+    assert.equal(r.code, 2, `${args.join(' ')} ${input}: ${r.stdout}`);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, why);
+  }
+  // A broken mode file hides the mode it defined: still exit 2, saying what is wrong with the file.
+  writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    groups: [read\n');
+  const broken = await runCli(['hook', 'claude-code', '--mode', 'docs-writer'], { env, input: event(root, 'Edit', { file_path: join(root, 'docs', 'a.md') }) });
+  assert.equal(broken.code, 2);
+  assert.match(broken.stderr, /unknown mode "docs-writer".*problems in the mode files: .*\.roomodes:\d+/);
+  const help = await runCli(['hook', '--help'], { env });
+  assert.equal(help.code, 0);
+  assert.match(help.stdout, /hook claude-code --mode SLUG/);
+});
+
+test('hook --agent judges only its own subagent’s calls, --edits-only only edit tools', async (t) => {
+  const { root, env } = project(t);
+  const outside = { file_path: join(root, 'src', 'a.ts'), content: '' };
+  const other = await runCli(['hook', 'claude-code', '--mode', 'architect', '--agent', 'architect'], { env, input: event(root, 'Write', outside, { agent_id: 'a1', agent_type: 'code' }) });
+  assert.equal(other.code, 0);
+  assert.equal(other.stdout, '');
+  const main = await runCli(['hook', 'claude-code', '--mode', 'architect', '--agent', 'architect'], { env, input: event(root, 'Write', outside) });
+  assert.equal(main.stdout, '');
+  const own = await runCli(['hook', 'claude-code', '--mode', 'architect', '--agent', 'architect'], { env, input: event(root, 'Write', outside, { agent_id: 'a1', agent_type: 'architect' }) });
+  denied(own.stdout);
+  // VS Code sends every tool to an agent's hooks, with its own names and a list of files.
+  const vsTerminal = await runCli(['hook', 'claude-code', '--mode', 'architect', '--edits-only'], { env, input: event(root, 'run_in_terminal', { command: 'ls' }) });
+  assert.equal(vsTerminal.stdout, '');
+  const vsEdit = await runCli(['hook', 'claude-code', '--mode', 'architect', '--edits-only'], { env, input: event(root, 'editFiles', { files: [join(root, 'docs', 'a.md'), join(root, 'src', 'b.ts')] }) });
+  assert.match(denied(vsEdit.stdout), /src\/b\.ts/);
+  const patch = await runCli(['hook', 'claude-code', '--mode', 'architect'], { env, input: event(root, 'apply_patch', { input: '*** Begin Patch\n*** Update File: src/x.ts\n@@\n-a\n+b\n*** End Patch' }) });
+  assert.match(denied(patch.stdout), /src\/x\.ts/);
+  const blind = await runCli(['hook', 'claude-code', '--mode', 'architect'], { env, input: event(root, 'Write', {}) });
+  assert.match(denied(blind.stdout), /may edit only files matching/);
+});
