@@ -56,7 +56,7 @@ export class InvalidParamsError extends RpcError {
   constructor(message: string, data?: unknown) { super(ERROR_CODES.INVALID_PARAMS, message, data); }
 }
 export class InternalError extends RpcError {
-  constructor(message = 'Internal error') { super(ERROR_CODES.INTERNAL_ERROR, message); }
+  constructor(message = 'Internal error', data?: unknown) { super(ERROR_CODES.INTERNAL_ERROR, message, data); }
 }
 export class ModeNotFoundError extends RpcError {
   constructor(slug: string, available: readonly string[]) {
