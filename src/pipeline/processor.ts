@@ -60,8 +60,10 @@ export interface ProcessorOptions {
  *   Clients match responses by id, as JSON-RPC intends.
  * - Because handlers start in arrival order, state changes they make synchronously (e.g. a
  *   session's mode) also apply in arrival order.
- * - Backpressure: queuing a response awaits room in the outgoing queue; while it waits, no new
- *   message is taken, the incoming queue fills and the reader stops reading stdin.
+ * - Backpressure: queuing a response awaits room in the outgoing queue; while any answer waits
+ *   for room, no message that starts work is taken, the incoming queue fills and the reader stops
+ *   reading stdin. Answers wait in turn and are serialised only when their turn comes, so at most
+ *   one serialised answer waits beside the queue, however many handlers finish meanwhile.
  * - A cancelled request's signal is aborted and its response, whenever it comes, is dropped.
  * - Every message is serialised here, before it is queued, so its size is known: the outgoing
  *   queue is bounded in bytes as well as in count, and an answer over maxMessageBytes is swapped
@@ -74,6 +76,9 @@ export class Processor {
   readonly #clientWaits = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
   #nextServerId = 1;
   #slotFreed: (() => void) | null = null;
+  /** The tail of the answers waiting for room in the outgoing queue, and how many there are. */
+  #sending: Promise<void> = Promise.resolve();
+  #pendingSends = 0;
 
   constructor(options: ProcessorOptions) { this.#o = options; }
 
@@ -85,7 +90,7 @@ export class Processor {
       // Only a message that may start a handler waits for a slot: cancellations and the client's
       // answers must get through, since they are what frees slots.
       const startsWork = item.kind === 'value' && (Array.isArray(item.value) || (isRecord(item.value) && 'method' in item.value && 'id' in item.value));
-      while (startsWork && this.#running.size >= this.#o.maxInFlight) {
+      while (startsWork && (this.#running.size >= this.#o.maxInFlight || this.#pendingSends > 0)) {
         await new Promise<void>((resolve) => { this.#slotFreed = resolve; });
       }
       await this.#handle(item);
@@ -173,7 +178,7 @@ export class Processor {
     this.#track(Promise.all(value.map((v) => this.#one(v))).then((all) => {
       const answers = all.filter((a): a is Outgoing => a !== undefined);
       if (answers.length === 0) return undefined;
-      return this.#o.outgoing.push(encodeBatch(answers, this.#limit, this.#refused)).catch(() => { /* output closed */ });
+      return this.#enqueue(() => encodeBatch(answers, this.#limit, this.#refused));
     }));
   }
 
@@ -181,11 +186,16 @@ export class Processor {
   #track(task: Promise<unknown>): void {
     const tracked: Promise<void> = task.then(() => undefined, (err: unknown) => { this.#o.log.error('response task failed', err); }).finally(() => {
       this.#running.delete(tracked);
-      const freed = this.#slotFreed;
-      this.#slotFreed = null;
-      freed?.();
+      this.#wake();
     });
     this.#running.add(tracked);
+  }
+
+  /** A slot was freed or the output caught up: the run loop looks again. */
+  #wake(): void {
+    const freed = this.#slotFreed;
+    this.#slotFreed = null;
+    freed?.();
   }
 
   /** Handles one message; resolves with its answer (undefined for notifications and cancelled requests). */
@@ -271,7 +281,23 @@ export class Processor {
   }
 
   #send(message: Outgoing): Promise<void> {
-    return this.#o.outgoing.push(encodeResponse(message, this.#limit, this.#refused)).catch(() => { /* output closed: the client is gone */ });
+    return this.#enqueue(() => encodeResponse(message, this.#limit, this.#refused));
+  }
+
+  /**
+   * Queues one answer. While nothing waits, it goes straight in; otherwise it waits its turn and
+   * is serialised only then (a closed queue means the client is gone: the answer is dropped).
+   */
+  #enqueue(encode: () => WireLine): Promise<void> {
+    const first = this.#pendingSends === 0 ? encode() : null;
+    if (first !== null && this.#o.outgoing.tryPush(first)) return Promise.resolve();
+    this.#pendingSends++;
+    const next = this.#sending
+      .then(() => this.#o.outgoing.push(first ?? encode()))
+      .catch(() => { /* output closed: the client is gone */ })
+      .finally(() => { if (--this.#pendingSends === 0) this.#wake(); });
+    this.#sending = next;
+    return next;
   }
 
   readonly #refused = (id: RequestId | null, problem: string): void => {
