@@ -6,6 +6,7 @@ import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { parseLogLevel, type LogLevel } from './log.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
+import { depthMessage, tooDeep } from './rpc/json-bounds.js';
 
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
@@ -133,6 +134,8 @@ export async function loadConfig(args: ParsedArgs, env: NodeJS.ProcessEnv, cwd =
       throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
     }
     if (!isObject(parsed)) throw new ConfigError(`config file ${file} must hold a JSON object`);
+    // Checked before the schema, whose validator recurses into what it is given.
+    if (tooDeep(parsed)) throw new ConfigError(`config file ${file}: ${depthMessage('the document')}`);
     await validateAgainstSchema(parsed, file);
     fileLayer = parsed;
   }
