@@ -80,9 +80,12 @@ export class Processor {
   #sending: Promise<void> = Promise.resolve();
   #pendingSends = 0;
 
-  constructor(options: ProcessorOptions) { this.#o = options; }
+  readonly #limit: number;
 
-  get #limit(): number { return this.#o.maxMessageBytes ?? Number.POSITIVE_INFINITY; }
+  constructor(options: ProcessorOptions) {
+    this.#o = options;
+    this.#limit = options.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+  }
 
   /** Runs until the incoming queue is closed and drained, then lets in-flight work finish. */
   async run(): Promise<void> {
@@ -178,7 +181,7 @@ export class Processor {
     this.#track(Promise.all(value.map((v) => this.#one(v))).then((all) => {
       const answers = all.filter((a): a is Outgoing => a !== undefined);
       if (answers.length === 0) return undefined;
-      return this.#enqueue(() => encodeBatch(answers, this.#limit, this.#refused));
+      return this.#enqueue(answers);
     }));
   }
 
@@ -281,29 +284,38 @@ export class Processor {
   }
 
   #send(message: Outgoing): Promise<void> {
-    return this.#enqueue(() => encodeResponse(message, this.#limit, this.#refused));
+    return this.#enqueue(message);
   }
 
   /**
    * Queues one answer. While nothing waits, it goes straight in; otherwise it waits its turn and
    * is serialised only then (a closed queue means the client is gone: the answer is dropped).
    */
-  #enqueue(encode: () => WireLine): Promise<void> {
-    const first = this.#pendingSends === 0 ? encode() : null;
-    if (first !== null && this.#o.outgoing.tryPush(first)) return Promise.resolve();
+  #enqueue(answer: Outgoing | readonly Outgoing[]): Promise<void> {
+    // The common case allocates nothing beyond the line itself: it is on every answer's path.
+    const first = this.#pendingSends === 0 ? this.#encode(answer) : null;
+    if (first !== null && this.#o.outgoing.tryPush(first)) return SENT;
     this.#pendingSends++;
     const next = this.#sending
-      .then(() => this.#o.outgoing.push(first ?? encode()))
+      .then(() => this.#o.outgoing.push(first ?? this.#encode(answer)))
       .catch(() => { /* output closed: the client is gone */ })
       .finally(() => { if (--this.#pendingSends === 0) this.#wake(); });
     this.#sending = next;
     return next;
   }
 
+  /** A response as its line, or a batch's answers as one array line (a message is never an array). */
+  #encode(answer: Outgoing | readonly Outgoing[]): WireLine {
+    return Array.isArray(answer) ? encodeBatch(answer, this.#limit, this.#refused) : encodeResponse(answer as Outgoing, this.#limit, this.#refused);
+  }
+
   readonly #refused = (id: RequestId | null, problem: string): void => {
     this.#o.log.warn(`the answer to request ${JSON.stringify(id)} was replaced by an error: ${problem}`);
   };
 }
+
+/** What #enqueue returns when the answer went straight into the queue. */
+const SENT: Promise<void> = Promise.resolve();
 
 function errorMessage(id: RequestId | null, error: WireError): Outgoing {
   return { jsonrpc: '2.0', id, error };

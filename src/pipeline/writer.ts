@@ -10,17 +10,15 @@ import type { WireLine } from './outbound.js';
  */
 const MAX_BATCH_LINES = 256;
 export const MAX_BATCH_UNITS = 512 * 1024;
-/** Below this many units a batch's buffer is sized by the 3-bytes-per-unit bound instead of counted. */
-const COUNT_BYTES_ABOVE = 64 * 1024;
 const NEWLINE = 0x0a;
 
 /**
  * How it works: lines arrive already serialised (the processor checked them against the output
- * limit). The writer takes what is queued, up to the batch bounds, and encodes each line straight
- * into one buffer: no string is concatenated, so nothing larger than one message (itself within
- * server.max_message_bytes) is ever built as a string, and the buffer stays within the batch bound
- * unless it holds a single line. Small batches get a buffer sized by the UTF-8 upper bound and are
- * sent as the part written, which saves counting bytes twice; large ones are counted exactly.
+ * limit). The writer takes what is queued, up to the batch bounds, and hands the stream one Buffer
+ * per batch. The lines of a batch are joined first, which is the cheapest way to encode many
+ * short strings, and a batch is at most MAX_BATCH_UNITS long; a line at least that long is never
+ * joined with anything but encoded alone into a buffer of its exact size. So no string longer
+ * than the batch bound is ever built here, whatever the messages.
  *
  * Resolves when the queue is closed and everything was handed to the stream, or the stream broke.
  * `giveUp` (at shutdown, when the client stopped reading) stops waiting for 'drain' and discards
@@ -49,21 +47,16 @@ export async function runWriter(outgoing: AsyncQueue<WireLine>, output: Writable
 
 /** The lines, each followed by a newline, in one buffer. */
 export function toBuffer(first: WireLine, rest: readonly WireLine[]): Buffer {
-  let units = first.length + 1;
-  for (const line of rest) units += line.length + 1;
-  let size = units * 3;
-  if (units > COUNT_BYTES_ABOVE) {
-    size = Buffer.byteLength(first, 'utf8') + 1;
-    for (const line of rest) size += Buffer.byteLength(line, 'utf8') + 1;
+  if (rest.length === 0 && first.length >= MAX_BATCH_UNITS) {
+    const size = Buffer.byteLength(first, 'utf8');
+    const buf = Buffer.allocUnsafe(size + 1);
+    buf.write(first, 0, 'utf8');
+    buf[size] = NEWLINE;
+    return buf;
   }
-  const buf = Buffer.allocUnsafe(size);
-  let at = buf.write(first, 0, 'utf8');
-  buf[at++] = NEWLINE;
-  for (const line of rest) {
-    at += buf.write(line, at, 'utf8');
-    buf[at++] = NEWLINE;
-  }
-  return at === size ? buf : buf.subarray(0, at);
+  let text = `${first}\n`;
+  for (const line of rest) text += `${line}\n`;
+  return Buffer.from(text, 'utf8');
 }
 
 function waitDrain(output: Writable): Promise<void> {
