@@ -877,3 +877,22 @@ describe('processor output limit', () => {
     await h.barrier();
   });
 });
+
+describe('processor output backpressure', () => {
+  test('starts no new work while an answer waits for room in the outgoing queue', async () => {
+    let started = 0;
+    const h = start({ outgoingCapacity: 1, requests: { work: async () => { started++; return { n: started }; } } });
+    await h.request(1, 'work');
+    await h.request(2, 'work');
+    await nextTurn();
+    assert.equal(started, 2, 'both started; the first answer fills the queue, the second waits');
+    await h.request(3, 'work');
+    await nextTurn();
+    assert.equal(started, 2, 'the third waits while an answer waits');
+    assert.equal((await h.next()).id, 1);
+    await nextTurn();
+    assert.equal(started, 3, 'room was made: the waiting answer went in and work resumed');
+    assert.equal((await h.next()).id, 2);
+    assert.equal((await h.next()).id, 3);
+  });
+});
