@@ -5,7 +5,8 @@ import { InvalidRequestError, MethodNotFoundError, ParseError, type WireError } 
 import { classify, isRecord, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
 import { PreSerialized, toWireError, type MethodTable } from '../rpc/dispatch.js';
 import { depthMessage } from '../rpc/json-bounds.js';
-import { encodeBatch, encodeLine, encodeResponse, isRefusal, type WireLine } from './outbound.js';
+import { encodeLine, isRefusal, type WireLine } from './outbound.js';
+import { AnswerLine } from './answers.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
 import type { Logger } from '../log.js';
 
@@ -76,15 +77,13 @@ export class Processor {
   readonly #clientWaits = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
   #nextServerId = 1;
   #slotFreed: (() => void) | null = null;
-  /** The tail of the answers waiting for room in the outgoing queue, and how many there are. */
-  #sending: Promise<void> = Promise.resolve();
-  #pendingSends = 0;
-
   readonly #limit: number;
+  readonly #answers: AnswerLine;
 
   constructor(options: ProcessorOptions) {
     this.#o = options;
     this.#limit = options.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+    this.#answers = new AnswerLine(options.outgoing, this.#limit, options.log, () => this.#wake());
   }
 
   /** Runs until the incoming queue is closed and drained, then lets in-flight work finish. */
@@ -93,7 +92,7 @@ export class Processor {
       // Only a message that may start a handler waits for a slot: cancellations and the client's
       // answers must get through, since they are what frees slots.
       const startsWork = item.kind === 'value' && (Array.isArray(item.value) || (isRecord(item.value) && 'method' in item.value && 'id' in item.value));
-      while (startsWork && (this.#running.size >= this.#o.maxInFlight || this.#pendingSends > 0)) {
+      while (startsWork && (this.#running.size >= this.#o.maxInFlight || this.#answers.waiting > 0)) {
         await new Promise<void>((resolve) => { this.#slotFreed = resolve; });
       }
       await this.#handle(item);
@@ -181,7 +180,7 @@ export class Processor {
     this.#track(Promise.all(value.map((v) => this.#one(v))).then((all) => {
       const answers = all.filter((a): a is Outgoing => a !== undefined);
       if (answers.length === 0) return undefined;
-      return this.#enqueue(answers);
+      return this.#answers.send(answers);
     }));
   }
 
@@ -284,38 +283,9 @@ export class Processor {
   }
 
   #send(message: Outgoing): Promise<void> {
-    return this.#enqueue(message);
+    return this.#answers.send(message);
   }
-
-  /**
-   * Queues one answer. While nothing waits, it goes straight in; otherwise it waits its turn and
-   * is serialised only then (a closed queue means the client is gone: the answer is dropped).
-   */
-  #enqueue(answer: Outgoing | readonly Outgoing[]): Promise<void> {
-    // The common case allocates nothing beyond the line itself: it is on every answer's path.
-    const first = this.#pendingSends === 0 ? this.#encode(answer) : null;
-    if (first !== null && this.#o.outgoing.tryPush(first)) return SENT;
-    this.#pendingSends++;
-    const next = this.#sending
-      .then(() => this.#o.outgoing.push(first ?? this.#encode(answer)))
-      .catch(() => { /* output closed: the client is gone */ })
-      .finally(() => { if (--this.#pendingSends === 0) this.#wake(); });
-    this.#sending = next;
-    return next;
-  }
-
-  /** A response as its line, or a batch's answers as one array line (a message is never an array). */
-  #encode(answer: Outgoing | readonly Outgoing[]): WireLine {
-    return Array.isArray(answer) ? encodeBatch(answer, this.#limit, this.#refused) : encodeResponse(answer as Outgoing, this.#limit, this.#refused);
-  }
-
-  readonly #refused = (id: RequestId | null, problem: string): void => {
-    this.#o.log.warn(`the answer to request ${JSON.stringify(id)} was replaced by an error: ${problem}`);
-  };
 }
-
-/** What #enqueue returns when the answer went straight into the queue. */
-const SENT: Promise<void> = Promise.resolve();
 
 function errorMessage(id: RequestId | null, error: WireError): Outgoing {
   return { jsonrpc: '2.0', id, error };
