@@ -24,10 +24,10 @@ const TARGET = join(REPO, 'docs', 'api.md');
 /** What each error code means to a caller. Keys must equal ERROR_CODES in src/rpc/errors.ts. */
 const CODE_MEANING = {
   PARSE_ERROR: 'The line is not valid JSON. The answer has `id: null`.',
-  INVALID_REQUEST: 'Valid JSON that is not a JSON-RPC request or notification; a line over `server.max_message_bytes`; a second `initialize`; an empty or misplaced batch; a request before `initialize` under `--strict`.',
+  INVALID_REQUEST: 'Valid JSON that is not a JSON-RPC request or notification; a line over `server.max_message_bytes`; a message nested deeper than 1000 levels (answered with its id when it has one); a second `initialize`; an empty or misplaced batch; a request before `initialize` under `--strict`.',
   METHOD_NOT_FOUND: 'No such method.',
   INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name; a bad pagination cursor.',
-  INTERNAL_ERROR: 'A bug in the server: the message stays bland; the detail and stack go to stderr with the request id. Also, with session persistence, a session store that cannot serve the call: its folder fails (the message names the path and the OS error) or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`; nothing was changed, and tools that need no store keep working.',
+  INTERNAL_ERROR: 'A bug in the server: the message stays bland; the detail and stack go to stderr with the request id. Also an answer too large to send: its message starts `Response not sent:` and names its size and `server.max_message_bytes`; `data` carries `bytes` and `limit`. Also, with session persistence, a session store that cannot serve the call: its folder fails (the message names the path and the OS error) or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`; nothing was changed, and tools that need no store keep working.',
   MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
   TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so.',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',

@@ -7,6 +7,7 @@ import { resolve } from 'node:path';
 import { LOG_LEVELS, parseLogLevel, type LogLevel } from './log.js';
 import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
+import { depthMessage, tooDeep } from './rpc/json-bounds.js';
 
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
@@ -152,6 +153,8 @@ export async function loadConfig(
       throw new ConfigError(`config file ${file} is not valid JSON: ${(err as Error).message}`);
     }
     if (!isObject(parsed)) throw new ConfigError(`config file ${file} must hold a JSON object`);
+    // Checked before the schema, whose validator recurses into what it is given.
+    if (tooDeep(parsed)) throw new ConfigError(`config file ${file}: ${depthMessage('the document')}`);
     fileLayer = await validateAgainstSchema(parsed, file, warn);
   }
   const merged = merge(merge(merge(defaultConfig() as unknown as Json, fileLayer), envOverrides(env)), args.overrides);

@@ -5,7 +5,7 @@ import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, readSy
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { Incoming } from './pipeline/processor.js';
-import type { Outgoing } from './rpc/jsonrpc.js';
+import type { WireLine } from './pipeline/outbound.js';
 import type { McpServer } from './mcp/server.js';
 import { logLevelHelp, type LogSink } from './log.js';
 import type { Services } from './services.js';
@@ -157,8 +157,12 @@ async function serve(argv: string[]): Promise<number> {
     forward: null,
   };
   const log = createLogger(sink);
-  const incoming = new AsyncQueue<Incoming>(256);
-  const outgoing = new AsyncQueue<Outgoing>(1024);
+  // Both queues are bounded in bytes as well as in count, so a few huge messages hold the pipeline
+  // back (backpressure) instead of piling up in memory.
+  const maxMessageBytes = config.server.max_message_bytes;
+  const queueBytes = Math.max(2 * maxMessageBytes, 16 * 1024 * 1024);
+  const incoming = new AsyncQueue<Incoming>(256, { maxWeight: queueBytes, weigh: (i) => (i.kind === 'value' ? i.bytes ?? 0 : 0) });
+  const outgoing = new AsyncQueue<WireLine>(1024, { maxWeight: queueBytes, weigh: (l) => l.length });
   const lifecycle = new Lifecycle();
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
@@ -188,7 +192,7 @@ async function serve(argv: string[]): Promise<number> {
   const server = new McpServer({ version: VERSION, services, listing, preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log });
   mcpRef.server = server;
   const processor = new Processor({
-    incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log,
+    incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log, maxMessageBytes,
   });
   server.attach({
     lifecycle,
@@ -209,7 +213,7 @@ async function serve(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
 
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
-  const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
+  const reader = runReader(process.stdin, incoming, maxMessageBytes, stop.signal);
   await processor.run();
   outgoing.close();
   await Promise.all([reader, writer]);

@@ -82,6 +82,9 @@ export class Services {
       const bridge = new RooBridge({
         socketPath: ipc.socket_path, host: ipc.host, port: ipc.port, queueLimit: ipc.queue_limit,
         queryTimeoutMs: ipc.query_timeout_ms, log: this.log.child('roo-ipc'),
+        // One event must fit in a push notification and (twice: metadata and structuredContent) in a poll answer.
+        maxEventBytes: Math.floor(this.config.server.max_message_bytes / 4),
+        queueBytes: 2 * this.config.server.max_message_bytes,
         onEvent: (e) => this.hooks.rooEvent(e),
       });
       bridge.start();

@@ -5,6 +5,7 @@ import { encodeMessage, LineDecoder } from './framing.js';
 import { ClientClosedError, McpAbortError, McpError, McpTimeoutError, ServerExitedError } from './errors.js';
 import type { ServerProcess } from './process.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
+import { depthMessage, MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';
 
 export type JsonObject = Record<string, unknown>;
 export type NotificationHandler = (params: JsonObject, method: string) => void;
@@ -140,6 +141,10 @@ export class Connection {
         message = JSON.parse(line);
       } catch {
         this.#onProtocolError(`server wrote a line that is not JSON: ${line.slice(0, 200)}`);
+        continue;
+      }
+      if (line.length > MAX_JSON_DEPTH && tooDeep(message)) {
+        this.#onProtocolError(`server wrote a line in which ${depthMessage('the message')}: ${line.slice(0, 200)}`);
         continue;
       }
       this.#route(message);

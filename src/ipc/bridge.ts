@@ -7,7 +7,7 @@ import {
   EventQueues, EventWaiters, isPartialMessage, QUERIES, TASK_START_EVENTS, taskIdOf,
   type PollResult, type QueryKind, type RooEvent,
 } from './events.js';
-import { DEFAULT_MAX_FRAME_BYTES, taskCommand, type TaskCommandName, type TaskEventData } from './frames.js';
+import { DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_FRAME_BYTES, taskCommand, type TaskCommandName, type TaskEventData } from './frames.js';
 
 export type { RooEvent } from './events.js';
 
@@ -18,6 +18,13 @@ export interface BridgeOptions {
   queueLimit: number;
   queryTimeoutMs: number;
   maxFrameBytes?: number;
+  /**
+   * A TaskEvent frame larger than this keeps its name but its payload becomes a truncation marker;
+   * a poll returns no more than this many bytes of events (default 4 MiB).
+   */
+  maxEventBytes?: number;
+  /** Bytes of events each poll queue holds before the oldest are dropped (default 32 MiB). */
+  queueBytes?: number;
   /** How long a peer may stay silent after accepting before it is dropped and retried (default 5 s). */
   handshakeTimeoutMs?: number;
   /** Reconnect backoff (default 100 ms doubling to 10 s). */
@@ -99,10 +106,11 @@ export class RooBridge {
     if (!(options.queryTimeoutMs > 0)) throw new TypeError(`queryTimeoutMs must be positive, got ${options.queryTimeoutMs}`);
     this.#o = options;
     this.#target = targetOf(options);
-    this.#queues = new EventQueues(options.queueLimit);
+    this.#queues = new EventQueues(options.queueLimit, options.queueBytes ?? 32 * 1024 * 1024);
     this.#conn = this.#target === null ? null : new RooConnection({
       target: this.#target,
       maxFrameBytes: options.maxFrameBytes ?? DEFAULT_MAX_FRAME_BYTES,
+      maxEventBytes: this.#maxEventBytes,
       handshakeTimeoutMs: options.handshakeTimeoutMs ?? 5000,
       backoff: options.backoff ?? { initialMs: 100, maxMs: 10_000 },
       random: Math.random,
@@ -113,7 +121,7 @@ export class RooBridge {
           this.#firstContactDone();
         },
         onAttemptFailed: () => this.#firstContactDone(),
-        onEvent: (event) => this.#onEvent(event),
+        onEvent: (event, bytes) => this.#onEvent(event, bytes),
         onDown: (reason) => this.#waiters.failAll(() => new ValidationError(`Lost the connection to Roo Code: ${reason}`, this.#errorData())),
       },
     });
@@ -259,21 +267,23 @@ export class RooBridge {
 
   /** Removes and returns up to `limit` `message` events; isPartial describes the last one returned. */
   pollMessages(limit: number): PollResult & { isPartial: boolean } {
-    const result = this.#queues.messages.poll(limit);
+    const result = this.#queues.messages.poll(limit, this.#maxEventBytes);
     const last = result.events[result.events.length - 1];
     return { ...result, isPartial: last !== undefined && isPartialMessage(last) };
   }
 
   /** Removes and returns up to `limit` events of every other kind. */
   pollOther(limit: number): PollResult {
-    return this.#queues.other.poll(limit);
+    return this.#queues.other.poll(limit, this.#maxEventBytes);
   }
 
-  #onEvent(data: TaskEventData): void {
+  get #maxEventBytes(): number { return this.#o.maxEventBytes ?? DEFAULT_MAX_EVENT_BYTES; }
+
+  #onEvent(data: TaskEventData, bytes: number): void {
     const event: RooEvent = { eventName: data.eventName };
     if (data.payload !== undefined) event.payload = data.payload;
     if (data.taskId !== undefined) event.taskId = data.taskId;
-    this.#queues.push(event);
+    this.#queues.push(event, bytes);
     this.#waiters.deliver(event);
     if (!this.#o.onEvent) return;
     try {

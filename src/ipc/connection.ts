@@ -16,7 +16,8 @@ export type ConnectionState = 'idle' | 'connecting' | 'handshaking' | 'ready' | 
 export interface ConnectionHandlers {
   /** The peer acked: commands may now carry `ack.clientId`. Called again after every reconnect. */
   onReady(ack: AckData): void;
-  onEvent(event: TaskEventData): void;
+  /** `bytes`: the size of the event's frame, for byte-bounded queues. */
+  onEvent(event: TaskEventData, bytes: number): void;
   /** A ready connection went away; `reason` is the best explanation known. */
   onDown(reason: string): void;
   /** An attempt ended without an Ack; `lastError` now says why. */
@@ -26,6 +27,8 @@ export interface ConnectionHandlers {
 export interface ConnectionOptions {
   target: SocketTarget;
   maxFrameBytes: number;
+  /** A TaskEvent frame larger than this keeps its name, its payload replaced by a marker. */
+  maxEventBytes: number;
   /** A peer that accepts but never acks is dropped after this long and retried. */
   handshakeTimeoutMs: number;
   backoff: { initialMs: number; maxMs: number };
@@ -162,16 +165,18 @@ export class RooConnection {
         this.#o.log.warn(`discarded an IPC frame of ${frame.bytes} bytes (limit ${this.#o.maxFrameBytes})`);
         continue;
       }
-      const parsed = parseFrame(frame.text);
+      const parsed = parseFrame(frame.text, this.#o.maxEventBytes);
       if (!parsed.ok) {
         this.#o.log.warn(`skipped an IPC frame: ${parsed.reason}`, { preview: frame.text.slice(0, 120) });
         continue;
       }
-      this.#onMessage(parsed.message);
+      if (parsed.warning !== undefined) this.#o.log.warn(parsed.warning);
+      // A truncated event keeps only a short marker, which is what it then weighs.
+      this.#onMessage(parsed.message, parsed.warning === undefined ? frame.text.length : 256);
     }
   }
 
-  #onMessage(message: IpcMessage): void {
+  #onMessage(message: IpcMessage, bytes: number): void {
     if (this.#state === 'closed') return;
     if (message.type === 'Ack') {
       this.#clearTimer();
@@ -183,7 +188,7 @@ export class RooConnection {
       this.#lastError = null;
       this.#o.handlers.onReady(message.data);
     } else if (message.type === 'TaskEvent') {
-      this.#o.handlers.onEvent(message.data);
+      this.#o.handlers.onEvent(message.data, bytes);
     } else {
       this.#o.log.debug('ignored a TaskCommand sent by the server side');
     }

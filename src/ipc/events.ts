@@ -34,63 +34,88 @@ export function taskIdOf(event: RooEvent): string | null {
 }
 
 /**
- * A fixed-capacity FIFO over a circular array: push and take are O(1) per item. When full, a push
- * overwrites the oldest item and counts it as dropped, so a consumer that stops polling costs at
- * most `capacity` items of memory.
+ * A fixed-capacity FIFO over a circular array: push and take are O(1) per item. When full — by
+ * count, or by total weight (bytes) when `maxWeight` is given — a push drops the oldest items and
+ * counts them, so a consumer that stops polling costs at most `capacity` items and `maxWeight`
+ * bytes of memory (plus the newest item when it alone is heavier).
  */
 export class RingBuffer<T> {
   readonly #items: (T | undefined)[];
+  readonly #weights: number[];
   #head = 0;
   #size = 0;
+  #weight = 0;
   #dropped = 0;
 
-  constructor(readonly capacity: number) {
+  constructor(readonly capacity: number, readonly maxWeight: number = Number.POSITIVE_INFINITY) {
     if (!Number.isInteger(capacity) || capacity <= 0) throw new TypeError(`capacity must be a positive integer, got ${capacity}`);
+    if (!(maxWeight > 0)) throw new TypeError(`maxWeight must be positive, got ${maxWeight}`);
     this.#items = new Array<T | undefined>(capacity);
+    this.#weights = new Array<number>(capacity).fill(0);
   }
 
   get size(): number { return this.#size; }
-  /** Items overwritten before anyone took them, since the buffer was created. */
+  /** Total weight held. */
+  get weight(): number { return this.#weight; }
+  /** Items dropped before anyone took them, since the buffer was created. */
   get dropped(): number { return this.#dropped; }
 
-  push(item: T): void {
-    const tail = (this.#head + this.#size) % this.capacity;
-    this.#items[tail] = item;
-    if (this.#size < this.capacity) {
-      this.#size += 1;
-    } else {
-      this.#head = (this.#head + 1) % this.capacity;
+  push(item: T, weight = 0): void {
+    while (this.#size > 0 && (this.#size >= this.capacity || this.#weight + weight > this.maxWeight)) {
+      this.#shift();
       this.#dropped += 1;
     }
+    const tail = (this.#head + this.#size) % this.capacity;
+    this.#items[tail] = item;
+    this.#weights[tail] = weight;
+    this.#size += 1;
+    this.#weight += weight;
   }
 
-  /** Removes and returns up to `limit` of the oldest items. */
-  take(limit: number): T[] {
-    const n = Math.max(0, Math.min(limit, this.#size));
+  /**
+   * Removes and returns up to `limit` of the oldest items, stopping before the item that would
+   * take their total weight past `maxWeight` (the first item is always taken).
+   */
+  take(limit: number, maxWeight: number = Number.POSITIVE_INFINITY): T[] {
     const out: T[] = [];
-    for (let i = 0; i < n; i += 1) {
-      out.push(this.#items[this.#head] as T);
-      this.#items[this.#head] = undefined;
-      this.#head = (this.#head + 1) % this.capacity;
+    let taken = 0;
+    while (this.#size > 0 && out.length < limit) {
+      const w = this.#weights[this.#head]!;
+      if (out.length > 0 && taken + w > maxWeight) break;
+      taken += w;
+      out.push(this.#shift());
     }
-    this.#size -= n;
     return out;
+  }
+
+  #shift(): T {
+    const item = this.#items[this.#head] as T;
+    this.#items[this.#head] = undefined;
+    this.#weight -= this.#weights[this.#head]!;
+    this.#weights[this.#head] = 0;
+    this.#head = (this.#head + 1) % this.capacity;
+    this.#size -= 1;
+    return item;
   }
 }
 
 export interface PollResult { events: RooEvent[]; dropped: number; remaining: number }
 
-/** One bounded queue plus the drop count not yet reported to a poller. */
+/** One bounded queue (in events and, optionally, bytes) plus the drop count not yet reported to a poller. */
 export class PollQueue {
   readonly #ring: RingBuffer<RooEvent>;
   #reportedDrops = 0;
-  constructor(limit: number) { this.#ring = new RingBuffer(limit); }
+  constructor(limit: number, maxBytes?: number) { this.#ring = new RingBuffer(limit, maxBytes); }
   get size(): number { return this.#ring.size; }
   get dropped(): number { return this.#ring.dropped; }
-  push(event: RooEvent): void { this.#ring.push(event); }
-  /** `dropped` counts the events lost since the previous poll, so a gap in the stream is visible. */
-  poll(limit: number): PollResult {
-    const events = this.#ring.take(limit);
+  push(event: RooEvent, bytes = 0): void { this.#ring.push(event, bytes); }
+  /**
+   * Up to `limit` events, and no more than `maxBytes` of them (at least one), so a poll answer
+   * stays within the output limit. `dropped` counts the events lost since the previous poll, so a
+   * gap in the stream is visible.
+   */
+  poll(limit: number, maxBytes?: number): PollResult {
+    const events = this.#ring.take(limit, maxBytes);
     const dropped = this.#ring.dropped - this.#reportedDrops;
     this.#reportedDrops = this.#ring.dropped;
     return { events, dropped, remaining: this.#ring.size };
@@ -101,12 +126,12 @@ export class PollQueue {
 export class EventQueues {
   readonly messages: PollQueue;
   readonly other: PollQueue;
-  constructor(limit: number) {
-    this.messages = new PollQueue(limit);
-    this.other = new PollQueue(limit);
+  constructor(limit: number, maxBytes?: number) {
+    this.messages = new PollQueue(limit, maxBytes);
+    this.other = new PollQueue(limit, maxBytes);
   }
-  push(event: RooEvent): void {
-    (event.eventName === MESSAGE_EVENT ? this.messages : this.other).push(event);
+  push(event: RooEvent, bytes = 0): void {
+    (event.eventName === MESSAGE_EVENT ? this.messages : this.other).push(event, bytes);
   }
 }
 

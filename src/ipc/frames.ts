@@ -2,12 +2,18 @@
 // Pure: it owns the partial tail of the byte stream and the message guards; it never touches a socket.
 import { LineSplitter } from '../pipeline/lines.js';
 import { isRecord } from '../rpc/jsonrpc.js';
+import { depthMessage, tooDeep } from '../rpc/json-bounds.js';
 
 /** node-ipc ends every frame with a form feed; JSON.stringify escapes 0x0C, so it never occurs inside one. */
 export const FRAME_DELIMITER = '\f';
 const FORM_FEED = 0x0c;
 /** Real replies (modelsResponse) exceed 100 KB; 16 MiB leaves room while keeping memory bounded. */
 export const DEFAULT_MAX_FRAME_BYTES = 16 * 1024 * 1024;
+/**
+ * Largest TaskEvent frame kept whole by default; the bridge passes a quarter of
+ * server.max_message_bytes, so one event always fits in a push notification and in a poll answer.
+ */
+export const DEFAULT_MAX_EVENT_BYTES = 4 * 1024 * 1024;
 /** node-ipc's event name; Roo sends everything under it. */
 const NODE_IPC_EVENT = 'message';
 
@@ -70,17 +76,36 @@ export class FrameDecoder {
   }
 }
 
-export type ParsedFrame = { ok: true; message: IpcMessage } | { ok: false; reason: string };
+/** A message, with a warning when its payload had to be replaced by a truncation marker. */
+export type ParsedFrame = { ok: true; message: IpcMessage; warning?: string } | { ok: false; reason: string };
+
+/** What stands in for a payload that was too large or nested too deep to keep. */
+export interface TruncatedPayload { truncated: true; reason: string }
 
 const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
-/** Narrows one frame's text to a known IpcMessage; anything else gets a short reason for the log. */
-export function parseFrame(text: string): ParsedFrame {
+/**
+ * Narrows one frame's text to a known IpcMessage; anything else gets a short reason for the log.
+ * A TaskEvent whose frame is over `maxEventBytes`, or whose payload nests deeper than the shared
+ * depth bound, keeps its name and task id, but its payload becomes [TruncatedPayload marker]: the
+ * event still counts (waiters, polls, pushes see it) while nothing downstream has to store,
+ * serialise or forward the hostile part.
+ */
+export function parseFrame(text: string, maxEventBytes: number = DEFAULT_MAX_EVENT_BYTES): ParsedFrame {
   let outer: unknown;
   try { outer = JSON.parse(text); } catch { return { ok: false, reason: 'not valid JSON' }; }
   if (!isRecord(outer) || outer.type !== NODE_IPC_EVENT) return { ok: false, reason: 'not a node-ipc "message" frame' };
   const message = toIpcMessage(outer.data);
-  return message ? { ok: true, message } : { ok: false, reason: 'not a known IpcMessage' };
+  if (!message) return { ok: false, reason: 'not a known IpcMessage' };
+  if (message.type !== 'TaskEvent') return { ok: true, message };
+  const bytes = text.length * 3 > maxEventBytes ? Buffer.byteLength(text, 'utf8') : text.length;
+  const problem = bytes > maxEventBytes ? `its frame is ${bytes} bytes, over the limit of ${maxEventBytes} bytes`
+    : tooDeep(message.data.payload) ? depthMessage('its payload') : null;
+  if (problem === null) return { ok: true, message };
+  // A one-element tuple like any other payload (tool results give every payload that shape).
+  const marker: TruncatedPayload = { truncated: true, reason: `payload removed by roo-modes-server: ${problem}` };
+  message.data.payload = [marker];
+  return { ok: true, message, warning: `truncated a Roo "${message.data.eventName}" event: ${problem}` };
 }
 
 function toIpcMessage(v: unknown): IpcMessage | null {

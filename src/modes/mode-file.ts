@@ -2,6 +2,7 @@
 // does: clean, parse YAML, JSON fallback on the original text. It never reads files or validates modes.
 import { YamlError, parseYaml } from '../yaml/read.js';
 import type { YamlDocument } from '../yaml/read.js';
+import { depthMessage, tooDeep } from '../rpc/json-bounds.js';
 
 /** Characters Roo replaces before parsing (typographic look-alikes pasted from editors), one table. */
 const ROO_REPLACEMENTS: Readonly<Record<string, string>> = {
@@ -37,26 +38,9 @@ export function readModeFileText(text: string, options: { jsonFallback: boolean 
     } catch {
       throw yamlError;
     }
-    // JSON.parse has no depth limit; what comes through the fallback gets the YAML reader's.
-    if (nestingDepth(value) > MAX_DEPTH) throw new YamlError(`the document nests deeper than ${MAX_DEPTH} levels`, 1, 1);
+    // JSON.parse has no depth limit; what comes through the fallback gets the shared bound (the YAML reader's too).
+    if (tooDeep(value)) throw new YamlError(depthMessage('the document'), 1, 1);
     return { value: value ?? {}, positions: new WeakMap() };
   }
   return doc.value === null || doc.value === undefined ? { value: {}, positions: doc.positions } : doc;
-}
-
-/** The YAML reader's default depth cap, applied to JSON documents as well. */
-const MAX_DEPTH = 1000;
-
-/** Deepest nesting of arrays and objects, measured without recursion (the value may be hostile). */
-function nestingDepth(value: unknown): number {
-  let deepest = 0;
-  const stack: [unknown, number][] = [[value, 0]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
-    if (depth + 1 > deepest) deepest = depth + 1;
-    if (deepest > MAX_DEPTH) return deepest;
-    for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
-  }
-  return deepest;
 }

@@ -4,14 +4,22 @@ import { AsyncQueue } from './queue.js';
 import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
 import { classify, isRecord, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
 import { PreSerialized, toWireError, type MethodTable } from '../rpc/dispatch.js';
+import { depthMessage } from '../rpc/json-bounds.js';
+import { encodeLine, isRefusal, type WireLine } from './outbound.js';
+import { AnswerLine } from './answers.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
 import type { Logger } from '../log.js';
 
-/** What the reader hands over: a parsed value, or why a line could not become one. */
+/**
+ * What the reader hands over: a parsed value (with the size of its line, for the queue's byte
+ * bound), or why a line could not become one. A value nested too deep is never handed over: only
+ * the id it carried, and whether it was a response (those are never answered).
+ */
 export type Incoming =
-  | { kind: 'value'; value: unknown }
+  | { kind: 'value'; value: unknown; bytes?: number }
   | { kind: 'parse-error'; detail: string }
-  | { kind: 'oversize'; bytes: number; limit: number };
+  | { kind: 'oversize'; bytes: number; limit: number }
+  | { kind: 'too-deep'; id: RequestId | null; response: boolean; limit: number };
 
 /**
  * A running request. Its AbortController is made only when a handler asks for the signal.
@@ -27,12 +35,18 @@ function abort(entry: InFlight, reason: Error, drop: boolean): void {
 
 export interface ProcessorOptions {
   incoming: AsyncQueue<Incoming>;
-  outgoing: AsyncQueue<Outgoing>;
+  /** Serialised lines for the writer; the processor is the only producer. */
+  outgoing: AsyncQueue<WireLine>;
   lifecycle: Lifecycle;
   methods: MethodTable;
   strict: boolean;
   maxInFlight: number;
   log: Logger;
+  /**
+   * Largest message sent (server.max_message_bytes; default: no limit). A larger answer becomes a
+   * -32603 error for its id; a larger notification is dropped with a warning.
+   */
+  maxMessageBytes?: number;
   /** After input ends, how long in-flight handlers may run before their signals abort (default 1000 ms). */
   shutdownGraceMs?: number;
 }
@@ -47,9 +61,14 @@ export interface ProcessorOptions {
  *   Clients match responses by id, as JSON-RPC intends.
  * - Because handlers start in arrival order, state changes they make synchronously (e.g. a
  *   session's mode) also apply in arrival order.
- * - Backpressure: queuing a response awaits room in the outgoing queue; while it waits, no new
- *   message is taken, the incoming queue fills and the reader stops reading stdin.
+ * - Backpressure: queuing a response awaits room in the outgoing queue; while any answer waits
+ *   for room, no message that starts work is taken, the incoming queue fills and the reader stops
+ *   reading stdin. Answers wait in turn and are serialised only when their turn comes, so at most
+ *   one serialised answer waits beside the queue, however many handlers finish meanwhile.
  * - A cancelled request's signal is aborted and its response, whenever it comes, is dropped.
+ * - Every message is serialised here, before it is queued, so its size is known: the outgoing
+ *   queue is bounded in bytes as well as in count, and an answer over maxMessageBytes is swapped
+ *   for an error carrying the same id (exactly one answer per id still holds).
  */
 export class Processor {
   readonly #o: ProcessorOptions;
@@ -58,8 +77,14 @@ export class Processor {
   readonly #clientWaits = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
   #nextServerId = 1;
   #slotFreed: (() => void) | null = null;
+  readonly #limit: number;
+  readonly #answers: AnswerLine;
 
-  constructor(options: ProcessorOptions) { this.#o = options; }
+  constructor(options: ProcessorOptions) {
+    this.#o = options;
+    this.#limit = options.maxMessageBytes ?? Number.POSITIVE_INFINITY;
+    this.#answers = new AnswerLine(options.outgoing, this.#limit, options.log, () => this.#wake());
+  }
 
   /** Runs until the incoming queue is closed and drained, then lets in-flight work finish. */
   async run(): Promise<void> {
@@ -67,7 +92,7 @@ export class Processor {
       // Only a message that may start a handler waits for a slot: cancellations and the client's
       // answers must get through, since they are what frees slots.
       const startsWork = item.kind === 'value' && (Array.isArray(item.value) || (isRecord(item.value) && 'method' in item.value && 'id' in item.value));
-      while (startsWork && this.#running.size >= this.#o.maxInFlight) {
+      while (startsWork && (this.#running.size >= this.#o.maxInFlight || this.#answers.waiting > 0)) {
         await new Promise<void>((resolve) => { this.#slotFreed = resolve; });
       }
       await this.#handle(item);
@@ -90,7 +115,13 @@ export class Processor {
   /** Queues a notification without waiting; false when the client is not keeping up. */
   notify(method: string, params?: Params): boolean {
     if (this.#o.lifecycle.state !== 'ready') return false;
-    return this.#o.outgoing.tryPush(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method });
+    const out = encodeLine(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method }, this.#limit);
+    if (isRefusal(out)) {
+      // Only the method and the reason: the payload itself is what could not be sent.
+      this.#o.log.warn(`dropped a ${method} notification: ${out.problem}`);
+      return false;
+    }
+    return this.#o.outgoing.tryPush(out);
   }
 
   /** Sends a request to the client and resolves with its result (rejects on error or timeout). */
@@ -107,11 +138,11 @@ export class Processor {
         resolve: (v) => { clearTimeout(timer); resolve(v); },
         reject: (e) => { clearTimeout(timer); reject(e); },
       });
-      const msg = params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method };
-      if (!this.#o.outgoing.tryPush(msg)) {
+      const out = encodeLine(params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method }, this.#limit);
+      if (isRefusal(out) || !this.#o.outgoing.tryPush(out)) {
         const wait = this.#clientWaits.get(JSON.stringify(id));
         this.#clientWaits.delete(JSON.stringify(id));
-        wait?.reject(new Error('output queue full'));
+        wait?.reject(new Error(isRefusal(out) ? `${method} not sent: ${out.problem}` : 'output queue full'));
       }
     });
   }
@@ -123,6 +154,11 @@ export class Processor {
     if (item.kind === 'oversize') {
       const detail = `message of ${item.bytes} bytes exceeds the limit of ${item.limit} bytes (server.max_message_bytes)`;
       return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request: message too large', detail).toWire()));
+    }
+    if (item.kind === 'too-deep') {
+      const detail = `${depthMessage('the message', item.limit)}; nothing in it was read`;
+      if (item.response) { this.#o.log.warn(`ignored a response from the client: ${detail}`); return; }
+      return this.#send(errorMessage(item.id, new InvalidRequestError('Invalid Request: message nested too deep', detail).toWire()));
     }
     const { value } = item;
     if (!Array.isArray(value)) {
@@ -143,7 +179,8 @@ export class Processor {
     // A batch is answered as one array once all its requests are done; it runs as one task.
     this.#track(Promise.all(value.map((v) => this.#one(v))).then((all) => {
       const answers = all.filter((a): a is Outgoing => a !== undefined);
-      return answers.length > 0 ? this.#send({ raw: `[${answers.map(serialize).join(',')}]` }) : undefined;
+      if (answers.length === 0) return undefined;
+      return this.#answers.send(answers);
     }));
   }
 
@@ -151,11 +188,16 @@ export class Processor {
   #track(task: Promise<unknown>): void {
     const tracked: Promise<void> = task.then(() => undefined, (err: unknown) => { this.#o.log.error('response task failed', err); }).finally(() => {
       this.#running.delete(tracked);
-      const freed = this.#slotFreed;
-      this.#slotFreed = null;
-      freed?.();
+      this.#wake();
     });
     this.#running.add(tracked);
+  }
+
+  /** A slot was freed or the output caught up: the run loop looks again. */
+  #wake(): void {
+    const freed = this.#slotFreed;
+    this.#slotFreed = null;
+    freed?.();
   }
 
   /** Handles one message; resolves with its answer (undefined for notifications and cancelled requests). */
@@ -245,7 +287,7 @@ export class Processor {
   }
 
   #send(message: Outgoing): Promise<void> {
-    return this.#o.outgoing.push(message).catch(() => { /* output closed: the client is gone */ });
+    return this.#answers.send(message);
   }
 }
 
@@ -254,11 +296,6 @@ function errorMessage(id: RequestId | null, error: WireError): Outgoing {
 }
 
 function resultMessage(id: RequestId, result: unknown): Outgoing {
-  if (result instanceof PreSerialized) return { raw: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}` };
+  if (result instanceof PreSerialized) return { raw: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`, id };
   return { jsonrpc: '2.0', id, result: result ?? {} };
-}
-
-/** One message as one line of JSON (the writer's job, shared here for batch arrays). */
-export function serialize(message: Outgoing): string {
-  return 'raw' in message && typeof message.raw === 'string' ? message.raw : JSON.stringify(message);
 }

@@ -4,16 +4,30 @@ import type { Readable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './lines.js';
 import type { AsyncQueue } from './queue.js';
 import type { Incoming } from './processor.js';
+import { isRecord, isValidId } from '../rpc/jsonrpc.js';
+import { MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';
 
-/** Turns one line event into what the processor receives (undefined for a blank line). */
+/**
+ * Turns one line event into what the processor receives (undefined for a blank line). A value
+ * nested deeper than MAX_JSON_DEPTH goes no further than here: handlers, logs and stored sessions
+ * all use recursive code that such a value could overflow.
+ */
 function toIncoming(ev: LineEvent, maxBytes: number): Incoming | undefined {
   if (ev.kind === 'oversize') return { kind: 'oversize', bytes: ev.bytes, limit: maxBytes };
   if (ev.text.trim() === '') return undefined; // blank lines carry no message
+  let value: unknown;
   try {
-    return { kind: 'value', value: JSON.parse(ev.text) };
+    value = JSON.parse(ev.text);
   } catch (err) {
     return { kind: 'parse-error', detail: err instanceof Error ? err.message : String(err) };
   }
+  // Each level of nesting takes at least one bracket, so a line shorter than the cap cannot pass it.
+  if (ev.text.length > MAX_JSON_DEPTH && tooDeep(value)) {
+    const top = isRecord(value) ? value : {};
+    const response = !('method' in top) && ('result' in top || 'error' in top);
+    return { kind: 'too-deep', id: isValidId(top.id) ? top.id : null, response, limit: MAX_JSON_DEPTH };
+  }
+  return { kind: 'value', value, bytes: ev.text.length };
 }
 
 /**

@@ -1,18 +1,30 @@
-// The writer stage: the only code that writes protocol output. One line per message, several
-// queued lines joined into one write, and it waits for 'drain' whenever the stream asks it to.
+// The writer stage: the only code that writes protocol output. One line per message, queued lines
+// copied into one Buffer per batch and written at once; it waits for 'drain' whenever asked to.
 import type { Writable } from 'node:stream';
 import type { AsyncQueue } from './queue.js';
-import { serialize } from './processor.js';
-import type { Outgoing } from '../rpc/jsonrpc.js';
-
-const MAX_BATCH = 256;
+import type { WireLine } from './outbound.js';
 
 /**
+ * A batch holds at most this many lines and this many UTF-16 units of text (so at most three
+ * times as many bytes); a single larger line goes alone.
+ */
+const MAX_BATCH_LINES = 256;
+export const MAX_BATCH_UNITS = 512 * 1024;
+const NEWLINE = 0x0a;
+
+/**
+ * How it works: lines arrive already serialised (the processor checked them against the output
+ * limit). The writer takes what is queued, up to the batch bounds, and hands the stream one Buffer
+ * per batch. The lines of a batch are joined first, which is the cheapest way to encode many
+ * short strings, and a batch is at most MAX_BATCH_UNITS long; a line at least that long is never
+ * joined with anything but encoded alone into a buffer of its exact size. So no string longer
+ * than the batch bound is ever built here, whatever the messages.
+ *
  * Resolves when the queue is closed and everything was handed to the stream, or the stream broke.
  * `giveUp` (at shutdown, when the client stopped reading) stops waiting for 'drain' and discards
  * what is left, so producers are never stuck behind a client that will not read.
  */
-export async function runWriter(outgoing: AsyncQueue<Outgoing>, output: Writable, giveUp?: AbortSignal): Promise<void> {
+export async function runWriter(outgoing: AsyncQueue<WireLine>, output: Writable, giveUp?: AbortSignal): Promise<void> {
   let broken = false;
   const onError = (): void => { broken = true; };
   output.on('error', onError); // EPIPE: the client went away; stop quietly
@@ -21,18 +33,30 @@ export async function runWriter(outgoing: AsyncQueue<Outgoing>, output: Writable
     const first = await outgoing.shift();
     if (first === undefined) break;
     if (broken) continue; // keep draining so producers never block on a dead client
-    const rest = outgoing.takeAvailable(MAX_BATCH);
-    let text = serialize(first) + '\n';
-    for (const m of rest) text += serialize(m) + '\n';
+    const rest = outgoing.takeAvailable(MAX_BATCH_LINES - 1, MAX_BATCH_UNITS - first.length);
     // Answers to one input chunk are produced in one turn of the event loop, a few at a time;
     // corking until the turn ends sends them in one system call instead of one each.
     if (!output.writableCorked) {
       output.cork();
       process.nextTick(() => output.uncork());
     }
-    if (!output.write(text)) await waitDrain(output);
+    if (!output.write(toBuffer(first, rest))) await waitDrain(output);
   }
   if (!broken && output.writableNeedDrain) await waitDrain(output);
+}
+
+/** The lines, each followed by a newline, in one buffer. */
+export function toBuffer(first: WireLine, rest: readonly WireLine[]): Buffer {
+  if (rest.length === 0 && first.length >= MAX_BATCH_UNITS) {
+    const size = Buffer.byteLength(first, 'utf8');
+    const buf = Buffer.allocUnsafe(size + 1);
+    buf.write(first, 0, 'utf8');
+    buf[size] = NEWLINE;
+    return buf;
+  }
+  let text = `${first}\n`;
+  for (const line of rest) text += `${line}\n`;
+  return Buffer.from(text, 'utf8');
 }
 
 function waitDrain(output: Writable): Promise<void> {

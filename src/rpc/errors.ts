@@ -59,7 +59,7 @@ export class InvalidParamsError extends RpcError {
   constructor(message: string, data?: unknown) { super(ERROR_CODES.INVALID_PARAMS, message, data); }
 }
 export class InternalError extends RpcError {
-  constructor(message = 'Internal error') { super(ERROR_CODES.INTERNAL_ERROR, message); }
+  constructor(message = 'Internal error', data?: unknown) { super(ERROR_CODES.INTERNAL_ERROR, message, data); }
 }
 /** Why a session id from an earlier run is unknown, and what to do: said in the message itself. */
 export const SESSION_HINT = 'Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set; create one with create_task';

@@ -15,8 +15,8 @@ export type Classified =
   | { kind: 'response'; response: ClientResponse }
   | { kind: 'invalid'; id: RequestId | null; error: InvalidRequestError };
 
-/** A message ready for the writer: an object, or a line already serialised by its owner. */
-export type Outgoing = object | { readonly raw: string };
+/** A message to send: an object, or a line already serialised by its owner (with the id it answers). */
+export type Outgoing = object | { readonly raw: string; readonly id?: RequestId };
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -9,6 +9,7 @@ import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../files/pid-lock.js';
 import type { Logger } from '../log.js';
 import { RpcError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
+import { depthMessage, tooDeep } from '../rpc/json-bounds.js';
 import { iso, makeSession, parseTime, SESSION_ID_PATTERN, taskFromJson, taskToJson, type SessionRecord } from './task.js';
 
 // How it works. A write goes to `.<id>.json.<pid>.<random>.tmp` in the same directory (through
@@ -64,6 +65,8 @@ export function sessionToFile(rec: SessionRecord): string {
 export function sessionFromFile(text: string, id: string, mtimeMs: number): SessionRecord | string {
   let v: unknown;
   try { v = JSON.parse(text); } catch (err) { return `not JSON (${err instanceof Error ? err.message : String(err)})`; }
+  // A session's metadata is kept and served as it is: nothing deeper than the shared bound gets in.
+  if (tooDeep(v)) return depthMessage('the file');
   if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'not an object';
   const o = v as Record<string, unknown>;
   if (o.format !== FORMAT) return `unknown format ${JSON.stringify(o.format)}`;

@@ -9,6 +9,7 @@ import { CH, YamlCursor, isBlankOrEnd } from './cursor.js';
 import type { SourcePosition } from './error.js';
 import { describeAt, endLine, readAtLineStart, readBlockNode, skipLinesFrom } from './block.js';
 import { isDocumentMarker } from './scan.js';
+import { MAX_JSON_DEPTH } from '../rpc/json-bounds.js';
 
 export { YamlError } from './error.js';
 export type { SourcePosition } from './error.js';
@@ -26,7 +27,8 @@ export interface YamlDocument {
   positions: WeakMap<object, SourcePosition>;
 }
 
-const DEFAULT_MAX_DEPTH = 1000;
+/** The nesting bound every input shares (src/rpc/json-bounds.ts); the reader enforces it while reading. */
+const DEFAULT_MAX_DEPTH = MAX_JSON_DEPTH;
 const DEFAULT_MAX_ALIAS_EXPANSION = 10_000;
 
 function limit(value: number | undefined, fallback: number, name: string): number {

@@ -135,3 +135,16 @@ test('close() escalates to SIGKILL when the server also ignores SIGTERM', async 
   assert.equal(result.stoppedBy, 'SIGKILL');
   assert.equal(result.signal, 'SIGKILL');
 });
+
+test('drops a server line nested deeper than 1000 levels as a protocol error, and keeps working', async (t) => {
+  const problems: string[] = [];
+  const client = await fake(['--deep-notify=100000'], { onProtocolError: (m) => problems.push(m) });
+  t.after(() => client.close());
+  const seen: unknown[] = [];
+  client.onNotification('notifications/deep', (params) => seen.push(params));
+  await client.ping();
+  assert.equal(problems.length, 1, problems.join('\n'));
+  assert.match(problems[0]!, /^server wrote a line in which the message nests deeper than 1000 levels: \{"jsonrpc"/);
+  assert.deepEqual(seen, [], 'the deep notification reached no subscriber');
+  await client.ping();
+});

@@ -161,3 +161,43 @@ test('maps a socket path to a named pipe on Windows the way node-ipc does', () =
   assert.equal(platformSocketPath('/tmp/roo.sock', 'win32'), '\\\\.\\pipe\\tmp-roo.sock');
   assert.equal(platformSocketPath('\\\\.\\pipe\\x', 'win32'), '\\\\.\\pipe\\x');
 });
+
+test('parseFrame keeps a TaskEvent nested too deep, with its payload replaced by a marker and a warning', () => {
+  const deep = '['.repeat(10_000) + ']'.repeat(10_000);
+  const text = `{"type":"message","data":{"type":"TaskEvent","origin":"server","data":{"eventName":"message","taskId":3,"payload":${deep}}}}`;
+  const parsed = parseFrame(text);
+  assert.ok(parsed.ok);
+  assert.deepEqual(parsed.message, { type: 'TaskEvent', origin: 'server', data: { eventName: 'message', taskId: 3,
+    payload: [{ truncated: true, reason: 'payload removed by roo-modes-server: its payload nests deeper than 1000 levels' }] } });
+  assert.equal(parsed.warning, 'truncated a Roo "message" event: its payload nests deeper than 1000 levels');
+  const shallow = parseFrame(`{"type":"message","data":{"type":"TaskEvent","origin":"server","data":{"eventName":"message","payload":${'['.repeat(900)}${']'.repeat(900)}}}}`);
+  assert.ok(shallow.ok && shallow.warning === undefined, 'a payload within the bound is kept as it is');
+});
+
+test('parseFrame replaces the payload of a TaskEvent whose frame is over the event limit, naming both sizes', () => {
+  const text = JSON.stringify({ type: 'message', data: { type: 'TaskEvent', origin: 'server', data: { eventName: 'message', payload: ['é'.repeat(600)] } } });
+  const bytes = Buffer.byteLength(text);
+  const parsed = parseFrame(text, 1000);
+  assert.ok(parsed.ok && parsed.message.type === 'TaskEvent');
+  assert.deepEqual(parsed.message.data.payload, [{ truncated: true, reason: `payload removed by roo-modes-server: its frame is ${bytes} bytes, over the limit of 1000 bytes` }]);
+  assert.match(parsed.warning ?? '', /^truncated a Roo "message" event: its frame is \d+ bytes/);
+  const ok = parseFrame(text, bytes);
+  assert.ok(ok.ok && ok.warning === undefined && ok.message.type === 'TaskEvent' && Array.isArray(ok.message.data.payload));
+});
+
+test('ring buffer bounded by weight drops the oldest items to make room, and take stops at its weight budget', () => {
+  const ring = new RingBuffer<string>(100, 10);
+  ring.push('a', 4);
+  ring.push('b', 4);
+  ring.push('c', 4);
+  assert.deepEqual([ring.size, ring.weight, ring.dropped], [2, 8, 1], 'a made room for c');
+  ring.push('huge', 50);
+  assert.deepEqual([ring.size, ring.weight, ring.dropped], [1, 50, 3], 'alone, an item heavier than the bound is still kept');
+  ring.push('d', 3);
+  ring.push('e', 3);
+  ring.push('f', 3);
+  assert.deepEqual(ring.take(10, 5), ['d'], 'the budget stops before e');
+  assert.deepEqual(ring.take(10, 1), ['e'], 'the first item is always taken');
+  assert.deepEqual(ring.take(10), ['f']);
+  assert.equal(ring.weight, 0);
+});

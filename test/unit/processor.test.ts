@@ -5,11 +5,12 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AsyncQueue } from '../../src/pipeline/queue.js';
-import { Processor, serialize, type Incoming } from '../../src/pipeline/processor.js';
+import { Processor, type Incoming } from '../../src/pipeline/processor.js';
+import type { WireLine } from '../../src/pipeline/outbound.js';
 import { LATEST_PROTOCOL_VERSION, Lifecycle, PROTOCOL_VERSIONS, atLeast, negotiateVersion } from '../../src/mcp/lifecycle.js';
 import { PreSerialized, type NotificationHandler, type RequestContext, type RequestHandler } from '../../src/rpc/dispatch.js';
 import { InvalidParamsError, ModeNotFoundError } from '../../src/rpc/errors.js';
-import type { Outgoing, Params } from '../../src/rpc/jsonrpc.js';
+import type { Params } from '../../src/rpc/jsonrpc.js';
 import type { Logger } from '../../src/log.js';
 
 // ---- helpers ----------------------------------------------------------------------------------
@@ -80,11 +81,12 @@ interface Options {
   maxInFlight?: number;
   incomingCapacity?: number;
   outgoingCapacity?: number;
+  maxMessageBytes?: number;
 }
 
 function start(opts: Options = {}) {
   const incoming = new AsyncQueue<Incoming>(opts.incomingCapacity ?? 256);
-  const outgoing = new AsyncQueue<Outgoing>(opts.outgoingCapacity ?? 256);
+  const outgoing = new AsyncQueue<WireLine>(opts.outgoingCapacity ?? 256);
   const lifecycle = new Lifecycle();
   const log = new RecordingLogger();
   const requests = new Map<string, RequestHandler>([
@@ -102,6 +104,7 @@ function start(opts: Options = {}) {
   const processor = new Processor({
     incoming, outgoing, lifecycle, methods: { requests, notifications },
     strict: opts.strict ?? false, maxInFlight: opts.maxInFlight ?? 16, log,
+    ...(opts.maxMessageBytes === undefined ? {} : { maxMessageBytes: opts.maxMessageBytes }),
   });
   const done = processor.run();
 
@@ -110,20 +113,20 @@ function start(opts: Options = {}) {
     send(params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method });
   const notify = (method: string, params?: Params): Promise<void> =>
     send(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method });
-  const parse = (m: Outgoing): unknown => JSON.parse(serialize(m));
+  const parse = (m: WireLine): unknown => JSON.parse(m);
   /** The next message written, parsed as the client would. */
   const next = async (): Promise<Wire> => {
     const m = await outgoing.shift();
     assert.ok(m !== undefined, 'the outgoing queue closed');
     const v = parse(m);
-    assert.ok(typeof v === 'object' && v !== null && !Array.isArray(v), `expected one message, got ${serialize(m)}`);
+    assert.ok(typeof v === 'object' && v !== null && !Array.isArray(v), `expected one message, got ${m}`);
     return v as Wire;
   };
   const nextBatch = async (): Promise<Wire[]> => {
     const m = await outgoing.shift();
     assert.ok(m !== undefined, 'the outgoing queue closed');
     const v = parse(m);
-    assert.ok(Array.isArray(v), `expected a batch array, got ${serialize(m)}`);
+    assert.ok(Array.isArray(v), `expected a batch array, got ${m}`);
     return v as Wire[];
   };
   /** Sends a ping and asserts it is the very next message written: nothing was written before it. */
@@ -493,7 +496,7 @@ describe('processor batches', () => {
     await h.send([{ jsonrpc: '2.0', id: 1, method: 'cached' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
     const raw = await h.outgoing.shift();
     assert.ok(raw !== undefined);
-    assert.equal(serialize(raw), '[{"jsonrpc":"2.0","id":1,"result":{"tools": [ ]}},{"jsonrpc":"2.0","id":2,"result":{}}]');
+    assert.equal(raw, '[{"jsonrpc":"2.0","id":1,"result":{"tools": [ ]}},{"jsonrpc":"2.0","id":2,"result":{}}]');
   });
 });
 
@@ -534,7 +537,7 @@ describe('processor scheduling', () => {
     await h.request('c', 'cached');
     const raw = await h.outgoing.shift();
     assert.ok(raw !== undefined);
-    assert.equal(serialize(raw), '{"jsonrpc":"2.0","id":"c","result":{"tools": [ ], "x":1}}');
+    assert.equal(raw, '{"jsonrpc":"2.0","id":"c","result":{"tools": [ ], "x":1}}');
   });
 
   test('never runs more than maxInFlight async handlers at once', async () => {
@@ -592,7 +595,7 @@ describe('processor scheduling', () => {
     assert.equal(finished, false, 'run() waits for the in-flight request');
     call.resolve('late but wanted');
     await h.done;
-    assert.deepEqual(h.outgoing.takeAvailable(10).map((m) => JSON.parse(serialize(m)) as unknown), [
+    assert.deepEqual(h.outgoing.takeAvailable(10).map((m) => JSON.parse(m) as unknown), [
       { jsonrpc: '2.0', id: 1, result: 'late but wanted' },
     ]);
   });
@@ -781,7 +784,7 @@ describe('processor requestClient', () => {
 
   test('rejects at once when the outgoing queue is full', async () => {
     const h = start({ outgoingCapacity: 1 });
-    assert.equal(h.outgoing.tryPush({ raw: '{"jsonrpc":"2.0","method":"filler"}' }), true);
+    assert.equal(h.outgoing.tryPush('{"jsonrpc":"2.0","method":"filler"}'), true);
     await assert.rejects(h.processor.requestClient('roots/list', undefined, 60_000), /output queue full/);
   });
 
@@ -807,5 +810,89 @@ describe('processor requestClient', () => {
     await h.next();
     await h.finish();
     await assert.rejects(answer, /connection closed/);
+  });
+});
+
+// ---- output size limit and nesting depth ------------------------------------------------------
+
+describe('processor output limit', () => {
+  const big = (n: number): string => 'x'.repeat(n);
+
+  test('answers a request whose result is over maxMessageBytes with -32603 naming the size and the limit', async () => {
+    const h = start({ maxMessageBytes: 2048, requests: { huge: () => ({ text: big(5000) }), small: () => ({ ok: true }) } });
+    await h.request(7, 'huge');
+    const m = await h.next();
+    assert.equal(m.id, 7);
+    assert.equal(errorCode(m), -32603);
+    assert.match(m.error!.message, /Response not sent: it is 50\d\d bytes, over the limit of 2048 bytes \(server\.max_message_bytes\)/);
+    assert.deepEqual((m.error!.data as { limit: number }).limit, 2048);
+    await h.request(8, 'small');
+    assert.deepEqual(await h.next(), { jsonrpc: '2.0', id: 8, result: { ok: true } });
+    assert.ok(h.log.calls.some((c) => c.level === 'warn' && /answer to request 7 was replaced/.test(c.message)));
+  });
+
+  test('answers a result that cannot be serialised at all with -32603 for its id', async () => {
+    const h = start({ requests: { cyclic: () => { const o: Record<string, unknown> = {}; o.self = o; return o; } } });
+    await h.request('c', 'cyclic');
+    const m = await h.next();
+    assert.equal(m.id, 'c');
+    assert.equal(errorCode(m), -32603);
+    assert.match(m.error!.message, /could not be serialised/);
+  });
+
+  test('drops a notification over the limit with a warning, and keeps sending smaller ones', async () => {
+    const h = start({ maxMessageBytes: 2048 });
+    await h.initialize();
+    assert.equal(h.processor.notify('notifications/roo/event', { payload: big(4000) }), false);
+    assert.ok(h.log.calls.some((c) => c.level === 'warn' && /dropped a notifications\/roo\/event notification: it is \d+ bytes, over the limit of 2048/.test(c.message)));
+    assert.equal(h.processor.notify('notifications/roo/event', { payload: 'small' }), true);
+    assert.deepEqual(await h.next(), { jsonrpc: '2.0', method: 'notifications/roo/event', params: { payload: 'small' } });
+  });
+
+  test('in a batch, replaces the answers that do not fit, largest first, and answers every id once', async () => {
+    const h = start({ maxMessageBytes: 4096, requests: { sized: (p) => ({ text: big(Number(p.n)) }) } });
+    await h.initialize('2025-03-26');
+    await h.send([
+      { jsonrpc: '2.0', id: 1, method: 'sized', params: { n: 1500 } },
+      { jsonrpc: '2.0', id: 2, method: 'sized', params: { n: 2500 } },
+      { jsonrpc: '2.0', id: 3, method: 'sized', params: { n: 10 } },
+      { jsonrpc: '2.0', id: 4, method: 'sized', params: { n: 9000 } },
+    ]);
+    const batch = await h.nextBatch();
+    assert.deepEqual(batch.map((m) => m.id), [1, 2, 3, 4]);
+    assert.equal(errorCode(batch[3]!), -32603, 'alone over the limit');
+    assert.equal(errorCode(batch[1]!), -32603, 'the largest of the rest, replaced so the array fits');
+    assert.deepEqual(batch[0]!.result, { text: big(1500) });
+    assert.deepEqual(batch[2]!.result, { text: big(10) });
+  });
+
+  test('answers a message nested too deep with -32600 and its id, and ignores such a response', async () => {
+    const h = start();
+    await h.incoming.push({ kind: 'too-deep', id: 5, response: false, limit: 1000 });
+    const m = await h.next();
+    assert.equal(m.id, 5);
+    assert.equal(errorCode(m), -32600);
+    assert.match(String(m.error!.data), /the message nests deeper than 1000 levels/);
+    await h.incoming.push({ kind: 'too-deep', id: 6, response: true, limit: 1000 });
+    await h.barrier();
+  });
+});
+
+describe('processor output backpressure', () => {
+  test('starts no new work while an answer waits for room in the outgoing queue', async () => {
+    let started = 0;
+    const h = start({ outgoingCapacity: 1, requests: { work: async () => { started++; return { n: started }; } } });
+    await h.request(1, 'work');
+    await h.request(2, 'work');
+    await nextTurn();
+    assert.equal(started, 2, 'both started; the first answer fills the queue, the second waits');
+    await h.request(3, 'work');
+    await nextTurn();
+    assert.equal(started, 2, 'the third waits while an answer waits');
+    assert.equal((await h.next()).id, 1);
+    await nextTurn();
+    assert.equal(started, 3, 'room was made: the waiting answer went in and work resumed');
+    assert.equal((await h.next()).id, 2);
+    assert.equal((await h.next()).id, 3);
   });
 });

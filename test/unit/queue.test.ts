@@ -181,3 +181,42 @@ test('falsy items (0, empty string, false, null) pass through untouched', async 
   for await (const item of q) seen.push(item);
   assert.deepEqual(seen, [0, '', false, null]);
 });
+
+test('with weights, refuses an item that would pass maxWeight, yet admits an oversized item into an empty queue', () => {
+  const q = new AsyncQueue<string>(10, { maxWeight: 10, weigh: (s) => s.length });
+  assert.equal(q.tryPush('aaaa'), true);
+  assert.equal(q.tryPush('bbbbbb'), true);
+  assert.equal(q.weight, 10);
+  assert.equal(q.tryPush('c'), false, 'a slot is free but the weight bound is reached');
+  assert.deepEqual(q.takeAvailable(10), ['aaaa', 'bbbbbb']);
+  assert.equal(q.weight, 0);
+  assert.equal(q.tryPush('x'.repeat(50)), true, 'alone, an item heavier than the bound still passes');
+  assert.equal(q.tryPush('y'), false, 'but nothing joins it');
+});
+
+test('with weights, parked producers are admitted in order as weight leaves, several at once when they fit', async () => {
+  const q = new AsyncQueue<string>(10, { maxWeight: 10, weigh: (s) => s.length });
+  await q.push('x'.repeat(10));
+  const a = watch(q.push('aaa'));
+  const b = watch(q.push('bbb'));
+  const c = watch(q.push('c'.repeat(8)));
+  await nextTurn();
+  assert.equal(a.settled || b.settled || c.settled, false, 'all wait while the queue is at its bound');
+  assert.equal(await q.shift(), 'x'.repeat(10));
+  await nextTurn();
+  assert.equal(a.settled && b.settled, true, 'both small items fit once the heavy one left');
+  assert.equal(c.settled, false, 'the third does not fit beside them and keeps its turn');
+  assert.equal(q.tryPush('z'), false, 'a newcomer does not overtake a parked producer');
+  assert.deepEqual(q.takeAvailable(10), ['aaa', 'bbb']);
+  await c.promise;
+  assert.equal(await q.shift(), 'c'.repeat(8));
+});
+
+test('takeAvailable stops before the item that would pass its weight budget', () => {
+  const q = new AsyncQueue<string>(10, { maxWeight: 100, weigh: (s) => s.length });
+  for (const s of ['aaa', 'bbb', 'cccc', 'd']) assert.ok(q.tryPush(s));
+  assert.deepEqual(q.takeAvailable(10, 7), ['aaa', 'bbb']);
+  assert.deepEqual(q.takeAvailable(10, 3), [], 'the next item alone is over the budget');
+  assert.deepEqual(q.takeAvailable(10), ['cccc', 'd']);
+  assert.throws(() => new AsyncQueue<string>(1, { maxWeight: 0, weigh: () => 1 }), TypeError);
+});
