@@ -1,7 +1,7 @@
 // Shared bench machinery: spawning the real server and the floor over pipes, matching answers by id,
 // statistics, /proc RSS, generated mode files and the result rows. Never imports src/ or dist/.
-import { spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -11,10 +11,34 @@ export const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** The server under test; BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
 export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', 'main.js');
 export const FLOOR_MAIN = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
+/** Loaded into every peer by the memory figure: prints the heap in use after a full GC on SIGUSR2. */
+export const HEAP_PROBE = fileURLToPath(new URL('./heap-probe.cjs', import.meta.url));
+const PEER_SCRIPT = join(REPO, '..', 'shared', 'bench-peer', 'run.sh');
+
+/**
+ * The command of the SDK peer (the same API written with the official SDK), as words, or null
+ * when there is none: BENCH_PEER_CMD wins; otherwise ../shared/bench-peer/run.sh installs it
+ * outside the project (npm, first time only) and prints the command. Never a project dependency.
+ */
+export function peerCommand() {
+  if (peerCommand.cached !== undefined) return peerCommand.cached;
+  let cmd = process.env.BENCH_PEER_CMD ?? null;
+  if (cmd === null && existsSync(PEER_SCRIPT)) {
+    cmd = execFileSync(PEER_SCRIPT, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop() ?? null;
+  }
+  peerCommand.cached = cmd === null || cmd.trim() === '' ? null : cmd.trim().split(/\s+/);
+  return peerCommand.cached;
+}
+
+/** The kinds a figure alternates: the floor, ours and, when installed, the SDK peer. */
+export function kinds() {
+  return peerCommand() === null ? ['floor', 'ours'] : ['floor', 'ours', 'sdk'];
+}
 export const PROTOCOL = '2025-11-25';
 export const now = () => performance.now();
 
 const ID_PREFIX = '{"jsonrpc":"2.0","id":';
+const RESULT_FIRST = '{"result":';
 
 /** The environment for children: the caller's, minus the server's own variables (they would change what is measured). */
 function childEnv() {
@@ -46,8 +70,18 @@ export class Peer {
     child.stdin.on('error', () => { /* the peer went away; exited says why */ });
   }
 
-  /** kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script (its only arg: an answer size). */
+  /**
+   * kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script (its only arg: an
+   * answer size); kind 'sdk' runs the SDK peer's command (it takes no args; `nodeArgs` go to its node).
+   */
   static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [] } = {}) {
+    if (kind === 'sdk') {
+      const cmd = peerCommand();
+      if (cmd === null) throw new Error('no SDK peer: run ../shared/bench-peer/run.sh or set BENCH_PEER_CMD');
+      const [exe, ...rest] = cmd;
+      const child = spawn(exe === 'node' ? process.execPath : exe, [...nodeArgs, ...rest], { cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      return new Peer(kind, child);
+    }
     const script = kind === 'floor' ? FLOOR_MAIN : SERVER_MAIN;
     // BENCH_SERVER_NODE_ARGS (set by `run.mjs --cpu-prof`) adds node flags to our server only.
     const extra = kind === 'ours' ? (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
@@ -75,10 +109,18 @@ export class Peer {
   }
 
   #onLine(line) {
-    if (!line.startsWith(ID_PREFIX)) return; // notifications (none are asked for) or noise
-    const end = line.indexOf(',', ID_PREFIX.length);
-    const id = Number(line.slice(ID_PREFIX.length, end));
-    const isError = line.startsWith('"error"', end + 1);
+    let id;
+    let isError;
+    if (line.startsWith(ID_PREFIX)) {
+      const end = line.indexOf(',', ID_PREFIX.length);
+      id = Number(line.slice(ID_PREFIX.length, end));
+      isError = line.startsWith('"error"', end + 1);
+    } else if (line.startsWith(RESULT_FIRST)) {
+      // The SDK writes results as {"result":…,"jsonrpc":"2.0","id":N}: the envelope's id is the
+      // last `"id":` of the line (inside strings a quote is escaped, so none matches there).
+      id = Number(line.slice(line.lastIndexOf('"id":') + 5, -1));
+      isError = false;
+    } else return; // notifications (none are asked for) or noise
     if (this.burst !== null) {
       const b = this.burst;
       b.left--;
@@ -176,12 +218,16 @@ export function percentile(values, p) {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
-/** Runs `fn(kind, round)` for both peers, alternating which goes first each round. */
-export async function alternate(rounds, fn) {
-  const out = { ours: [], floor: [] };
+/**
+ * Runs `fn(kind, round)` for every kind (default: floor, ours and the SDK peer when installed),
+ * rotating which goes first each round so no peer always meets the same neighbour or machine state.
+ */
+export async function alternate(rounds, fn, list = kinds()) {
+  const out = Object.fromEntries(list.map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ['floor', 'ours'] : ['ours', 'floor'];
-    for (const kind of order) out[kind].push(await fn(kind, r));
+    const order = r % 2 === 0 ? [...list] : [...list].reverse();
+    const shift = Math.floor(r / 2) % list.length;
+    for (const kind of [...order.slice(shift), ...order.slice(0, shift)]) out[kind].push(await fn(kind, r));
   }
   return out;
 }
@@ -240,24 +286,36 @@ export function projectWithModes(count) {
 // ---- reporting --------------------------------------------------------------------------------
 
 /**
- * One table row. `ours`/`floor` are display strings; `ratio` a number or null; `pass` true,
- * false or null (not judged); `keys` the key=value pairs this row contributes.
+ * One table row. `ours`/`floor`/`sdk` are display strings; `ratio` (ours ÷ floor) and `sdkRatio`
+ * (ours ÷ SDK peer) numbers or null; `pass`/`sdkPass` true, false or null (not judged) against
+ * `target`/`sdkTarget`; `keys` the key=value pairs this row contributes.
  */
-export function row(figure, { ours, floor = '—', ratio = null, target, pass, keys = {} }) {
-  return { figure, ours, floor, ratio, target, pass, keys };
+export function row(figure, { ours, floor = '—', ratio = null, target = '—', pass = null, sdk = '—', sdkRatio = null, sdkTarget = '—', sdkPass = null, keys = {} }) {
+  return { figure, ours, floor, ratio, target, pass, sdk, sdkRatio, sdkTarget, sdkPass, keys };
 }
 
 export const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
 export const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
 export const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 export const round = (v, digits = 3) => Number(v.toFixed(digits));
+const times = (r) => (r === null ? '—' : `${r.toFixed(2)}×`);
+
+/** A row's verdict: every judged target must hold; a row with none is information. */
+export function verdict(r) {
+  const judged = [r.pass, r.sdkPass].filter((p) => p !== null);
+  return judged.length === 0 ? null : judged.every(Boolean);
+}
 
 export function printTable(rows) {
-  const head = ['figure', 'ours', 'floor', 'ratio', 'target', 'result'];
-  const cells = rows.map((r) => [
-    r.figure, r.ours, r.floor, r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`, r.target,
-    r.pass === null ? 'info' : r.pass ? 'PASS' : 'FAIL',
-  ]);
+  const withSdk = rows.some((r) => r.sdk !== '—');
+  const head = ['figure', 'ours', ...(withSdk ? ['SDK peer'] : []), 'floor', '÷ floor', 'target', ...(withSdk ? ['÷ SDK', 'target vs SDK'] : []), 'result'];
+  const cells = rows.map((r) => {
+    const v = verdict(r);
+    return [
+      r.figure, r.ours, ...(withSdk ? [r.sdk] : []), r.floor, times(r.ratio), r.target,
+      ...(withSdk ? [times(r.sdkRatio), r.sdkTarget] : []), v === null ? 'info' : v ? 'PASS' : 'FAIL',
+    ];
+  });
   const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]].length)));
   const line = (c) => c.map((v, i) => v + ' '.repeat(width[i] - [...v].length)).join(' | ');
   const out = [line(head), width.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)];
