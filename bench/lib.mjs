@@ -11,8 +11,8 @@ export const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** The server under test; BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
 export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', 'main.js');
 export const FLOOR_MAIN = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
-/** Loaded into every peer by the memory figure: prints the heap in use after a full GC on SIGUSR2. */
-export const HEAP_PROBE = fileURLToPath(new URL('./heap-probe.cjs', import.meta.url));
+/** Preloaded into peers by the memory and latency figures; see bench/probe.cjs and Peer.probe(). */
+export const PROBE = fileURLToPath(new URL('./probe.cjs', import.meta.url));
 const PEER_SCRIPT = join(REPO, '..', 'shared', 'bench-peer', 'run.sh');
 
 /**
@@ -74,21 +74,40 @@ export class Peer {
    * kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script (its only arg: an
    * answer size); kind 'sdk' runs the SDK peer's command (it takes no args; `nodeArgs` go to its node).
    */
-  static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [] } = {}) {
+  static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [], env = {} } = {}) {
     if (kind === 'sdk') {
       const cmd = peerCommand();
       if (cmd === null) throw new Error('no SDK peer: run ../shared/bench-peer/run.sh or set BENCH_PEER_CMD');
       const [exe, ...rest] = cmd;
-      const child = spawn(exe === 'node' ? process.execPath : exe, [...nodeArgs, ...rest], { cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn(exe === 'node' ? process.execPath : exe, [...nodeArgs, ...rest], { cwd, env: { ...childEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
       return new Peer(kind, child);
     }
     const script = kind === 'floor' ? FLOOR_MAIN : SERVER_MAIN;
     // BENCH_SERVER_NODE_ARGS (set by `run.mjs --cpu-prof`) adds node flags to our server only.
     const extra = kind === 'ours' ? (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
     const child = spawn(process.execPath, [...extra, ...nodeArgs, script, ...args], {
-      cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'],
+      cwd, env: { ...childEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new Peer(kind, child);
+  }
+
+  /** What bench/probe.cjs (preloaded) saw inside the peer since the last call; see that file. */
+  probe() {
+    return new Promise((resolve, reject) => {
+      let seen = '';
+      const stderr = this.child.stderr;
+      const timer = setTimeout(() => { stderr.off('data', onData); reject(new Error(`${this.kind}: no probe answer within 30 s (started without bench/probe.cjs?)`)); }, 30_000);
+      const onData = (chunk) => {
+        seen += chunk;
+        const m = /bench-probe (\{.*\})\n/.exec(seen);
+        if (!m) return;
+        clearTimeout(timer);
+        stderr.off('data', onData);
+        resolve(JSON.parse(m[1]));
+      };
+      stderr.on('data', onData);
+      process.kill(this.pid, 'SIGUSR2');
+    });
   }
 
   // Only the new chunk is searched for newlines; pieces of an unfinished (long) line are joined

@@ -1,7 +1,7 @@
 // Memory: RSS of a ready process, and what one live session costs at 10,000 and 100,000 sessions,
 // as RSS growth (/proc) and as live heap (heap in use after a full GC, printed by a preloaded probe).
 import { join } from 'node:path';
-import { HEAP_PROBE, Peer, alternate, kb, mb, median, now, round, row, tempDir } from './lib.mjs';
+import { PROBE, Peer, alternate, kb, mb, median, now, round, row, tempDir } from './lib.mjs';
 
 const BATCH = 1000;
 const createLine = () => ({ method: 'tools/call', params: { name: 'create_task', arguments: { mode_slug: 'code', initial_message: 'Investigate the failing build' } } });
@@ -23,30 +23,15 @@ async function ready(peer) {
 }
 
 /**
- * The live heap in bytes: the probe (bench/heap-probe.cjs, preloaded with --expose-gc) runs full
- * GCs on SIGUSR2 and prints the heap still in use. The same for every peer, and cheap at any size
- * (a heap snapshot of 100,000 sessions is hundreds of MB to parse).
+ * The live heap in bytes: the probe (bench/probe.cjs, preloaded with --expose-gc) runs full GCs
+ * and reports the heap still in use. The same for every peer, and cheap at any size (a heap
+ * snapshot of 100,000 sessions is hundreds of MB to parse).
  */
-function liveHeap(peer) {
-  return new Promise((resolve, reject) => {
-    let seen = '';
-    const timer = setTimeout(() => { peer.child.stderr.off('data', onData); reject(new Error(`${peer.kind}: no heap figure within 30 s`)); }, 30_000);
-    const onData = (chunk) => {
-      seen += chunk;
-      const m = /bench-heap (\d+)\n/.exec(seen);
-      if (!m) return;
-      clearTimeout(timer);
-      peer.child.stderr.off('data', onData);
-      resolve(Number(m[1]));
-    };
-    peer.child.stderr.on('data', onData);
-    process.kill(peer.pid, 'SIGUSR2');
-  });
-}
+const liveHeap = async (peer) => (await peer.probe()).heapUsed;
 
 /** One fresh process per round: RSS when ready, then RSS growth and live-heap growth per session. */
 async function measure(kind, sessions, args, cwd) {
-  const peer = Peer.start(kind, { args: kind === 'ours' ? args : [], cwd, nodeArgs: ['--expose-gc', '--require', HEAP_PROBE] });
+  const peer = Peer.start(kind, { args: kind === 'ours' ? args : [], cwd, nodeArgs: ['--expose-gc', '--require', PROBE] });
   try {
     await ready(peer);
     const rss0 = peer.rss();
