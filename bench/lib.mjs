@@ -214,6 +214,12 @@ export class Peer {
   }
 }
 
+/** CPU time (user + system) the process has used so far, in ms (from /proc/<pid>/stat, 10 ms ticks). */
+export function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);

@@ -1,7 +1,7 @@
 // Throughput: a pipelined burst of tools/call (40% validate_tool_use, 30% get_mode_info, 20%
 // list_modes, 10% create_task), timed from the first byte written to the last answer read.
 import { join } from 'node:path';
-import { Peer, alternate, kinds, median, round, row, tempDir } from './lib.mjs';
+import { Peer, alternate, cpuMsOf, kinds, median, round, row, tempDir } from './lib.mjs';
 
 const SLUGS = ['code', 'architect', 'ask', 'debug', 'orchestrator'];
 // A checked tool with its file, in turn: allowed reads, a regex-restricted edit, a command, MCP, an alias.
@@ -47,13 +47,18 @@ export async function throughput({ rounds, requests }) {
       make[kind] = workload(sessions);
     }
     make.floor = make.sized = make.ours;
+    // Server CPU per request is kept beside the wall time: it hardly depends on the machine's load.
+    const cpuUs = { ours: [], sdk: [] };
     const burst = async (kind, count) => {
+      const cpu0 = cpuMsOf(peers[kind].pid);
       const out = await peers[kind].pipeline(peers[kind].lines(count, make[kind]));
       if (out.errors > 0) throw new Error(`${kind}: ${out.errors} of ${count} calls failed, e.g. ${out.firstError}`);
+      cpuUs[kind]?.push(((cpuMsOf(peers[kind].pid) - cpu0) * 1000) / count);
       return out.ms;
     };
     for (const kind of kinds()) await burst(kind, Math.min(requests, 2000)); // JIT warm-up
     const before = peers.ours.bytesRead ?? 0;
+    for (const list of Object.values(cpuUs)) list.length = 0; // the warm-up does not count
     const runs = await alternate(rounds, (kind) => burst(kind, requests));
     const rate = (msList) => requests / (median(msList) / 1000);
     const ours = rate(runs.ours);
@@ -81,6 +86,10 @@ export async function throughput({ rounds, requests }) {
       ours: `${Math.round(ours).toLocaleString('en')} req/s`, floor: `${Math.round(sized).toLocaleString('en')} req/s`,
       ratio: ours / sized, target: '—', pass: null,
       keys: { throughput_sized_floor_rps: Math.round(sized), throughput_sized_ratio: round(ours / sized) },
+    }), row('throughput: server CPU per request (user + system)', {
+      ours: `${median(cpuUs.ours).toFixed(1)} µs`,
+      ...(sdk === null ? {} : { sdk: `${median(cpuUs.sdk).toFixed(1)} µs`, sdkRatio: median(cpuUs.ours) / median(cpuUs.sdk) }),
+      keys: { cpu_per_request_us: round(median(cpuUs.ours), 1), ...(sdk === null ? {} : { cpu_per_request_sdk_us: round(median(cpuUs.sdk), 1) }) },
     })];
   } finally {
     await Promise.all(Object.values(peers).map((p) => p.stop()));
