@@ -1,5 +1,5 @@
-// The bench driver: runs every figure against the floor in one run and prints one table and one
-// key=value line. Never part of `npm test`; it measures dist/ as built (`npm run bench` builds first).
+// The bench driver: runs every figure against the floor and, when installed, the SDK peer (the same
+// API on the official SDK) in one alternating run and prints one table and one key=value line. Never part of `npm test`; it measures dist/ as built (`npm run bench` builds first).
 // Usage: node bench/run.mjs [--quick] [--only=startup,throughput,…] [--cpu-prof=DIR]
 // (--cpu-prof runs our server under `node --cpu-prof`; read the profiles with bench/profile-summary.mjs)
 import { existsSync } from 'node:fs';
