@@ -1,11 +1,14 @@
 // Shared bench machinery: spawning the real server and the floor over pipes, matching answers by id,
 // statistics, /proc RSS, generated mode files and the result rows. Never imports src/ or dist/.
-import { execFileSync, spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { peerCommand } from './peer-command.mjs';
+
+export { kinds, peerCommand } from './peer-command.mjs';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** The server under test; BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
@@ -13,27 +16,6 @@ export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', '
 export const FLOOR_MAIN = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
 /** Preloaded into peers by the memory and latency figures; see bench/probe.cjs and Peer.probe(). */
 export const PROBE = fileURLToPath(new URL('./probe.cjs', import.meta.url));
-const PEER_SCRIPT = join(REPO, '..', 'shared', 'bench-peer', 'run.sh');
-
-/**
- * The command of the SDK peer (the same API written with the official SDK), as words, or null
- * when there is none: BENCH_PEER_CMD wins; otherwise ../shared/bench-peer/run.sh installs it
- * outside the project (npm, first time only) and prints the command. Never a project dependency.
- */
-export function peerCommand() {
-  if (peerCommand.cached !== undefined) return peerCommand.cached;
-  let cmd = process.env.BENCH_PEER_CMD ?? null;
-  if (cmd === null && existsSync(PEER_SCRIPT)) {
-    cmd = execFileSync(PEER_SCRIPT, { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim().split('\n').pop() ?? null;
-  }
-  peerCommand.cached = cmd === null || cmd.trim() === '' ? null : cmd.trim().split(/\s+/);
-  return peerCommand.cached;
-}
-
-/** The kinds a figure alternates: the floor, ours and, when installed, the SDK peer. */
-export function kinds() {
-  return peerCommand() === null ? ['floor', 'ours'] : ['floor', 'ours', 'sdk'];
-}
 export const PROTOCOL = '2025-11-25';
 export const now = () => performance.now();
 
@@ -62,7 +44,18 @@ export class Peer {
     this.burst = null;
     this.stderrTail = '';
     this.pieces = [];
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('error', (err) => { this.stderrTail += `\ncould not start: ${err.message}`; resolve({ code: null, signal: null }); });
+    });
+    // A peer that dies (or never started) answers every open request with an error, so a figure
+    // fails with the reason instead of waiting forever.
+    void this.exited.then(({ code, signal }) => {
+      for (const [id, waiter] of this.pending) {
+        waiter(`{"jsonrpc":"2.0","id":${id},"error":{"code":-1,"message":${JSON.stringify(`${this.kind} exited (${code ?? signal}): ${this.stderrTail.slice(-300)}`)}}}`);
+      }
+      this.pending.clear();
+    });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => this.#onData(chunk));
     child.stderr.setEncoding('utf8');

@@ -72,7 +72,7 @@ async function main() {
   process.stderr.write(`bench: ${opts.quick ? 'quick' : 'full'} run, node ${process.version}, ${cpus().length} cores, load ${load()}\n`);
   const peer = peerCommand();
   process.stderr.write(peer === null
-    ? 'bench: SDK peer skipped (no ../shared/bench-peer/run.sh and no BENCH_PEER_CMD)\n'
+    ? `bench: SDK peer skipped (${peerCommand.why})\n`
     : `bench: SDK peer: ${peer.join(' ')}\n`);
   const rows = [];
   const notes = [];
