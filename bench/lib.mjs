@@ -6,15 +6,21 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
+import { peerCommand } from './peer-command.mjs';
+
+export { kinds, peerCommand } from './peer-command.mjs';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
 /** The server under test; BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
 export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', 'main.js');
 export const FLOOR_MAIN = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
+/** Preloaded into peers by the memory and latency figures; see bench/probe.cjs and Peer.probe(). */
+export const PROBE = fileURLToPath(new URL('./probe.cjs', import.meta.url));
 export const PROTOCOL = '2025-11-25';
 export const now = () => performance.now();
 
 const ID_PREFIX = '{"jsonrpc":"2.0","id":';
+const RESULT_FIRST = '{"result":';
 
 /** The environment for children: the caller's, minus the server's own variables (they would change what is measured). */
 function childEnv() {
@@ -38,7 +44,18 @@ export class Peer {
     this.burst = null;
     this.stderrTail = '';
     this.pieces = [];
-    this.exited = new Promise((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+    this.exited = new Promise((resolve) => {
+      child.once('exit', (code, signal) => resolve({ code, signal }));
+      child.once('error', (err) => { this.stderrTail += `\ncould not start: ${err.message}`; resolve({ code: null, signal: null }); });
+    });
+    // A peer that dies (or never started) answers every open request with an error, so a figure
+    // fails with the reason instead of waiting forever.
+    void this.exited.then(({ code, signal }) => {
+      for (const [id, waiter] of this.pending) {
+        waiter(`{"jsonrpc":"2.0","id":${id},"error":{"code":-1,"message":${JSON.stringify(`${this.kind} exited (${code ?? signal}): ${this.stderrTail.slice(-300)}`)}}}`);
+      }
+      this.pending.clear();
+    });
     child.stdout.setEncoding('utf8');
     child.stdout.on('data', (chunk) => this.#onData(chunk));
     child.stderr.setEncoding('utf8');
@@ -46,15 +63,44 @@ export class Peer {
     child.stdin.on('error', () => { /* the peer went away; exited says why */ });
   }
 
-  /** kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script (its only arg: an answer size). */
-  static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [] } = {}) {
+  /**
+   * kind 'ours' runs dist/main.js with `args`; kind 'floor' runs the floor script (its only arg: an
+   * answer size); kind 'sdk' runs the SDK peer's command (it takes no args; `nodeArgs` go to its node).
+   */
+  static start(kind, { args = [], cwd = tmpdir(), nodeArgs = [], env = {} } = {}) {
+    if (kind === 'sdk') {
+      const cmd = peerCommand();
+      if (cmd === null) throw new Error('no SDK peer: run ../shared/bench-peer/run.sh or set BENCH_PEER_CMD');
+      const [exe, ...rest] = cmd;
+      const child = spawn(exe === 'node' ? process.execPath : exe, [...nodeArgs, ...rest], { cwd, env: { ...childEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+      return new Peer(kind, child);
+    }
     const script = kind === 'floor' ? FLOOR_MAIN : SERVER_MAIN;
     // BENCH_SERVER_NODE_ARGS (set by `run.mjs --cpu-prof`) adds node flags to our server only.
     const extra = kind === 'ours' ? (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
     const child = spawn(process.execPath, [...extra, ...nodeArgs, script, ...args], {
-      cwd, env: childEnv(), stdio: ['pipe', 'pipe', 'pipe'],
+      cwd, env: { ...childEnv(), ...env }, stdio: ['pipe', 'pipe', 'pipe'],
     });
     return new Peer(kind, child);
+  }
+
+  /** What bench/probe.cjs (preloaded) saw inside the peer since the last call; see that file. */
+  probe() {
+    return new Promise((resolve, reject) => {
+      let seen = '';
+      const stderr = this.child.stderr;
+      const timer = setTimeout(() => { stderr.off('data', onData); reject(new Error(`${this.kind}: no probe answer within 30 s (started without bench/probe.cjs?)`)); }, 30_000);
+      const onData = (chunk) => {
+        seen += chunk;
+        const m = /bench-probe (\{.*\})\n/.exec(seen);
+        if (!m) return;
+        clearTimeout(timer);
+        stderr.off('data', onData);
+        resolve(JSON.parse(m[1]));
+      };
+      stderr.on('data', onData);
+      process.kill(this.pid, 'SIGUSR2');
+    });
   }
 
   // Only the new chunk is searched for newlines; pieces of an unfinished (long) line are joined
@@ -75,10 +121,18 @@ export class Peer {
   }
 
   #onLine(line) {
-    if (!line.startsWith(ID_PREFIX)) return; // notifications (none are asked for) or noise
-    const end = line.indexOf(',', ID_PREFIX.length);
-    const id = Number(line.slice(ID_PREFIX.length, end));
-    const isError = line.startsWith('"error"', end + 1);
+    let id;
+    let isError;
+    if (line.startsWith(ID_PREFIX)) {
+      const end = line.indexOf(',', ID_PREFIX.length);
+      id = Number(line.slice(ID_PREFIX.length, end));
+      isError = line.startsWith('"error"', end + 1);
+    } else if (line.startsWith(RESULT_FIRST)) {
+      // The SDK writes results as {"result":…,"jsonrpc":"2.0","id":N}: the envelope's id is the
+      // last `"id":` of the line (inside strings a quote is escaped, so none matches there).
+      id = Number(line.slice(line.lastIndexOf('"id":') + 5, -1));
+      isError = false;
+    } else return; // notifications (none are asked for) or noise
     if (this.burst !== null) {
       const b = this.burst;
       b.left--;
@@ -153,6 +207,12 @@ export class Peer {
   }
 }
 
+/** CPU time (user + system) the process has used so far, in ms (from /proc/<pid>/stat, 10 ms ticks). */
+export function cpuMsOf(pid) {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
 export function rssOf(pid) {
   const status = readFileSync(`/proc/${pid}/status`, 'utf8');
   const m = /^VmRSS:\s+(\d+)\s+kB/m.exec(status);
@@ -176,12 +236,16 @@ export function percentile(values, p) {
   return s[Math.min(s.length - 1, Math.max(0, Math.ceil((p / 100) * s.length) - 1))];
 }
 
-/** Runs `fn(kind, round)` for both peers, alternating which goes first each round. */
-export async function alternate(rounds, fn) {
-  const out = { ours: [], floor: [] };
+/**
+ * Runs `fn(kind, round)` for every kind (default: floor, ours and the SDK peer when installed),
+ * rotating which goes first each round so no peer always meets the same neighbour or machine state.
+ */
+export async function alternate(rounds, fn, list = kinds()) {
+  const out = Object.fromEntries(list.map((k) => [k, []]));
   for (let r = 0; r < rounds; r++) {
-    const order = r % 2 === 0 ? ['floor', 'ours'] : ['ours', 'floor'];
-    for (const kind of order) out[kind].push(await fn(kind, r));
+    const order = r % 2 === 0 ? [...list] : [...list].reverse();
+    const shift = Math.floor(r / 2) % list.length;
+    for (const kind of [...order.slice(shift), ...order.slice(0, shift)]) out[kind].push(await fn(kind, r));
   }
   return out;
 }
@@ -237,29 +301,5 @@ export function projectWithModes(count) {
   return { ...t, file, bytes: Buffer.byteLength(text), configDir };
 }
 
-// ---- reporting --------------------------------------------------------------------------------
-
-/**
- * One table row. `ours`/`floor` are display strings; `ratio` a number or null; `pass` true,
- * false or null (not judged); `keys` the key=value pairs this row contributes.
- */
-export function row(figure, { ours, floor = '—', ratio = null, target, pass, keys = {} }) {
-  return { figure, ours, floor, ratio, target, pass, keys };
-}
-
-export const ms = (v) => `${v.toFixed(v < 10 ? 2 : 1)} ms`;
-export const kb = (bytes) => `${(bytes / 1024).toFixed(2)} KB`;
-export const mb = (bytes) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
-export const round = (v, digits = 3) => Number(v.toFixed(digits));
-
-export function printTable(rows) {
-  const head = ['figure', 'ours', 'floor', 'ratio', 'target', 'result'];
-  const cells = rows.map((r) => [
-    r.figure, r.ours, r.floor, r.ratio === null ? '—' : `${r.ratio.toFixed(2)}×`, r.target,
-    r.pass === null ? 'info' : r.pass ? 'PASS' : 'FAIL',
-  ]);
-  const width = head.map((h, i) => Math.max(h.length, ...cells.map((c) => [...c[i]].length)));
-  const line = (c) => c.map((v, i) => v + ' '.repeat(width[i] - [...v].length)).join(' | ');
-  const out = [line(head), width.map((w) => '-'.repeat(w)).join('-|-'), ...cells.map(line)];
-  process.stdout.write(`${out.join('\n')}\n`);
-}
+// Reporting (rows, the table, number formats) lives in report.mjs; re-exported for the figures.
+export * from './report.mjs';

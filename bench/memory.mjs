@@ -1,9 +1,7 @@
-// Memory: RSS of a ready process, and what one live session costs: the RSS delta between 0 and
-// 10,000 sessions (from /proc), and the live-heap delta from V8 heap snapshots taken by signal.
-import { readdirSync, readFileSync, rmSync } from 'node:fs';
+// Memory: RSS of a ready process, and what one live session costs at 10,000 and 100,000 sessions,
+// as RSS growth (/proc) and as live heap (heap in use after a full GC, printed by a preloaded probe).
 import { join } from 'node:path';
-import { setTimeout as sleep } from 'node:timers/promises';
-import { Peer, alternate, kb, mb, median, now, round, row, tempDir } from './lib.mjs';
+import { PROBE, Peer, alternate, kb, mb, median, now, round, row, tempDir } from './lib.mjs';
 
 const BATCH = 1000;
 const createLine = () => ({ method: 'tools/call', params: { name: 'create_task', arguments: { mode_slug: 'code', initial_message: 'Investigate the failing build' } } });
@@ -25,81 +23,61 @@ async function ready(peer) {
 }
 
 /**
- * The live heap in bytes: V8 writes a snapshot on SIGUSR2 (node --heapsnapshot-signal), after a
- * full GC, so the sum of the nodes' self sizes is exactly what is still reachable. The snapshot is
- * written on the main thread; a ping answered after the file appeared means the writing ended.
+ * The live heap in bytes: the probe (bench/probe.cjs, preloaded with --expose-gc) runs full GCs
+ * and reports the heap still in use. The same for every peer, and cheap at any size (a heap
+ * snapshot of 100,000 sessions is hundreds of MB to parse).
  */
-async function liveHeap(peer, dir) {
-  const before = new Set(readdirSync(dir));
-  process.kill(peer.pid, 'SIGUSR2');
-  let file;
-  for (const deadline = now() + 30_000; file === undefined; await sleep(5)) {
-    if (now() > deadline) throw new Error('no heap snapshot appeared within 30 s');
-    file = readdirSync(dir).find((n) => n.endsWith('.heapsnapshot') && !before.has(n));
+const liveHeap = async (peer) => (await peer.probe()).heapUsed;
+
+/** One fresh process per round: RSS when ready, then RSS growth and live-heap growth per session. */
+async function measure(kind, sessions, args, cwd) {
+  const peer = Peer.start(kind, { args: kind === 'ours' ? args : [], cwd, nodeArgs: ['--expose-gc', '--require', PROBE] });
+  try {
+    await ready(peer);
+    const rss0 = peer.rss();
+    const heap0 = await liveHeap(peer);
+    const base = peer.rss(); // after the probe's GC: growth is measured from here
+    const elapsed = await createSessions(peer, sessions);
+    const rss1 = peer.rss();
+    const heap1 = await liveHeap(peer);
+    return { rss0, elapsed, rssPer: (rss1 - base) / sessions, heapPer: (heap1 - heap0) / sessions };
+  } finally {
+    await peer.stop();
   }
-  await peer.call('ping', {});
-  const snap = JSON.parse(readFileSync(join(dir, file), 'utf8'));
-  rmSync(join(dir, file));
-  const fields = snap.snapshot.meta.node_fields;
-  const stride = fields.length;
-  let total = 0;
-  for (let i = fields.indexOf('self_size'); i < snap.nodes.length; i += stride) total += snap.nodes[i];
-  return total;
 }
 
-export async function memory({ rounds, heapRounds, sessions }) {
+export async function memory({ rounds, sizes }) {
   const t = tempDir('memory');
   const args = ['--config-dir', join(t.dir, 'global-config')];
-  const creationMs = [];
   try {
-    const runs = await alternate(rounds, async (kind) => {
-      const peer = Peer.start(kind, { args, cwd: t.dir });
-      try {
-        await ready(peer);
-        const rss0 = peer.rss();
-        const elapsed = await createSessions(peer, sessions);
-        if (kind === 'ours') creationMs.push(elapsed);
-        return { rss0, perSession: (peer.rss() - rss0) / sessions };
-      } finally {
-        await peer.stop();
+    const rows = [];
+    let createRate = 10_000;
+    for (const [i, size] of sizes.entries()) {
+      const runs = await alternate(rounds[i], (kind) => measure(kind, size, args, t.dir));
+      const pick = (kind, key) => (runs[kind] ? median(runs[kind].map((r) => r[key])) : null);
+      const n = size.toLocaleString('en');
+      if (i === 0) {
+        createRate = size / (pick('ours', 'elapsed') / 1000);
+        const [ours, floor, sdk] = ['ours', 'floor', 'sdk'].map((k) => pick(k, 'rss0'));
+        rows.push(row('memory: RSS when ready (initialize + tools/list)', {
+          ours: mb(ours), floor: mb(floor), ratio: ours / floor, target: '≤ 1.20× floor', pass: ours / floor <= 1.2,
+          ...(sdk === null ? {} : { sdk: mb(sdk), sdkRatio: ours / sdk }),
+          keys: { rss_ready_mb: round(ours / 2 ** 20, 1), rss_ready_floor_mb: round(floor / 2 ** 20, 1), rss_ready_ratio: round(ours / floor), ...(sdk === null ? {} : { rss_ready_sdk_mb: round(sdk / 2 ** 20, 1) }) },
+        }));
       }
-    });
-    const heapRuns = [];
-    for (let r = 0; r < heapRounds; r++) {
-      const peer = Peer.start('ours', { args, cwd: t.dir, nodeArgs: ['--heapsnapshot-signal=SIGUSR2'] });
-      try {
-        await ready(peer);
-        const heap0 = await liveHeap(peer, t.dir);
-        await createSessions(peer, sessions);
-        heapRuns.push((await liveHeap(peer, t.dir) - heap0) / sessions);
-      } finally {
-        await peer.stop();
+      for (const [key, label, keyName] of [['rssPer', 'RSS growth', 'rss'], ['heapPer', 'live heap', 'heap']]) {
+        const [ours, floor, sdk] = ['ours', 'floor', 'sdk'].map((k) => pick(k, key));
+        rows.push(row(`memory: ${label} per session (0 → ${n} create_task)`, {
+          ours: kb(ours), floor: `${kb(floor)}/req`, target: '≤ 1.5 KB', pass: ours <= 1536,
+          ...(sdk === null ? {} : { sdk: kb(sdk), sdkRatio: ours / sdk, sdkTarget: '≤ 0.30× SDK', sdkPass: ours / sdk <= 0.3 }),
+          keys: {
+            [`session_${keyName}_${size}_bytes`]: Math.round(ours), [`session_${keyName}_${size}_floor_bytes`]: Math.round(floor),
+            ...(sdk === null ? {} : { [`session_${keyName}_${size}_sdk_bytes`]: Math.round(sdk), [`session_${keyName}_${size}_sdk_ratio`]: round(ours / sdk) }),
+          },
+        }));
       }
     }
-    const rssOurs = median(runs.ours.map((r) => r.rss0));
-    const rssFloor = median(runs.floor.map((r) => r.rss0));
-    const perOurs = median(runs.ours.map((r) => r.perSession));
-    const perFloor = median(runs.floor.map((r) => r.perSession));
-    const heapPer = median(heapRuns);
-    const createRate = sessions / (median(creationMs) / 1000);
-    const n = sessions.toLocaleString('en');
-    return {
-      createRate,
-      rows: [
-        row('memory: RSS when ready (initialize + tools/list)', {
-          ours: mb(rssOurs), floor: mb(rssFloor), ratio: rssOurs / rssFloor, target: '≤ 1.20× floor', pass: rssOurs / rssFloor <= 1.2,
-          keys: { rss_ready_mb: round(rssOurs / 2 ** 20, 1), rss_ready_floor_mb: round(rssFloor / 2 ** 20, 1), rss_ready_ratio: round(rssOurs / rssFloor) },
-        }),
-        row(`memory: RSS delta per session (0 → ${n} create_task)`, {
-          ours: kb(perOurs), floor: `${kb(perFloor)}/req`, target: '≤ 1.5 KB', pass: perOurs <= 1536,
-          keys: { session_rss_bytes: Math.round(perOurs), session_rss_floor_bytes: Math.round(perFloor) },
-        }),
-        row(`memory: live heap per session (heap snapshots, 0 → ${n})`, {
-          ours: kb(heapPer), target: '≤ 1.5 KB', pass: heapPer <= 1536,
-          keys: { session_heap_bytes: Math.round(heapPer) },
-        }),
-      ],
-    };
+    return { createRate, rows };
   } finally {
     t.cleanup();
   }

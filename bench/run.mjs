@@ -1,11 +1,12 @@
-// The bench driver: runs every figure against the floor in one run and prints one table and one
-// key=value line. Never part of `npm test`; it measures dist/ as built (`npm run bench` builds first).
+// The bench driver: runs every figure against the floor and, when installed, the SDK peer (the same
+// API on the official SDK) in one alternating run and prints one table and one key=value line. Never part of `npm test`; it measures dist/ as built (`npm run bench` builds first).
 // Usage: node bench/run.mjs [--quick] [--only=startup,throughput,…] [--cpu-prof=DIR]
 // (--cpu-prof runs our server under `node --cpu-prof`; read the profiles with bench/profile-summary.mjs)
 import { existsSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { resolve } from 'node:path';
-import { SERVER_MAIN, now, printTable } from './lib.mjs';
+import { SERVER_MAIN, now, peerCommand, printTable, verdict } from './lib.mjs';
+import { answers } from './answers.mjs';
 import { startup } from './startup.mjs';
 import { throughput } from './throughput.mjs';
 import { latency } from './latency.mjs';
@@ -23,25 +24,27 @@ const PLANS = {
     startup: { rounds: 7 },
     throughput: { rounds: 5, requests: 20_000 },
     latency: { rounds: 5, calls: 2_000 },
-    memory: { rounds: 5, heapRounds: 3, sessions: 10_000 },
+    memory: { rounds: [5, 2], sizes: [10_000, 100_000] },
     scale: { rounds: 5, sizes: [10, 100, 1_000, 5_000] },
     modefiles: { rounds: 5, sizes: [10, 100, 1_000] },
     permissions: { rounds: 7, ops: 200_000 },
     expiry: { sessions: 100_000, sweepRounds: 3 },
     eras: { rounds: 5, requests: 5_000 },
     hook: { rounds: 15 },
+    answers: {},
   },
   quick: {
     startup: { rounds: 3 },
     throughput: { rounds: 2, requests: 4_000 },
     latency: { rounds: 2, calls: 500 },
-    memory: { rounds: 2, heapRounds: 1, sessions: 2_000 },
+    memory: { rounds: [2, 1], sizes: [2_000, 20_000] },
     scale: { rounds: 2, sizes: [10, 100, 1_000] },
     modefiles: { rounds: 2, sizes: [10, 100, 1_000] },
     permissions: { rounds: 3, ops: 50_000 },
     expiry: { sessions: 10_000, sweepRounds: 1 },
     eras: { rounds: 2, requests: 1_000 },
     hook: { rounds: 5 },
+    answers: {},
   },
 };
 const FIGURES = Object.keys(PLANS.full);
@@ -70,6 +73,10 @@ async function main() {
   if (opts.cpuProf !== null) process.env.BENCH_SERVER_NODE_ARGS = `--cpu-prof --cpu-prof-dir=${opts.cpuProf}`;
   const load = () => loadavg().map((v) => v.toFixed(2)).join(' ');
   process.stderr.write(`bench: ${opts.quick ? 'quick' : 'full'} run, node ${process.version}, ${cpus().length} cores, load ${load()}\n`);
+  const peer = peerCommand();
+  process.stderr.write(peer === null
+    ? `bench: SDK peer skipped (${peerCommand.why})\n`
+    : `bench: SDK peer: ${peer.join(' ')}\n`);
   const rows = [];
   const notes = [];
   const shared = { createRate: 10_000 };
@@ -85,6 +92,7 @@ async function main() {
     scale: async () => { const out = await scale(plan.scale); rows.push(...out.rows); notes.push(...out.notes); },
     modefiles: async () => { const out = await modeFiles(plan.modefiles); rows.push(...out.rows); notes.push(...out.notes); },
     permissions: async () => rows.push(...await permissions(plan.permissions)),
+    answers: async () => rows.push(...await answers()),
     eras: async () => { const out = await eras(plan.eras); rows.push(...out.rows); notes.push(...out.notes); },
     hook: async () => rows.push(...await hook(plan.hook)),
     expiry: async () => {
@@ -111,8 +119,8 @@ async function main() {
   process.stderr.write(`bench: done in ${((now() - t0) / 1000).toFixed(1)} s, load ${load()}\n`);
   printTable(rows);
   if (notes.length > 0) process.stdout.write(`\ndetails:\n${notes.join('\n')}\n`);
-  const judged = rows.filter((r) => r.pass !== null);
-  const passed = judged.filter((r) => r.pass).length;
+  const judged = rows.filter((r) => verdict(r) !== null);
+  const passed = judged.filter((r) => verdict(r)).length;
   const keys = { mode: opts.quick ? 'quick' : 'full', targets_met: `${passed}/${judged.length}` };
   for (const r of rows) Object.assign(keys, r.keys);
   process.stdout.write(`\n${Object.entries(keys).map(([k, v]) => `${k}=${v}`).join(' ')}\n`);

@@ -91,7 +91,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
     let perCat = memo.get(cat);
     if (!perCat) { perCat = new Map(); memo.set(cat, perCat); }
     let result = perCat.get(key);
-    if (!result) { result = build(); perCat.set(key, result); }
+    if (!result) { result = { ...build(), reused: true }; perCat.set(key, result); }
     return result;
   };
   return {
@@ -183,8 +183,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
     },
 
     async validate_tool_use(args) {
-      const s = await d.sessions.get(args.session_id as string);
-      const mode = requireMode(d.catalogue(), s.task.mode_slug);
+      const mode = requireMode(d.catalogue(), await d.sessions.modeOf(args.session_id as string));
       const tool = args.tool_name as string;
       const filePath = str(args.file_path);
       const decision = await decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());

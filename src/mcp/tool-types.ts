@@ -16,6 +16,12 @@ export interface ToolResult {
   text: string;
   /** Sent as `metadata`, and as `structuredContent` to 2025-06-18+ sessions. Never holds a null. */
   metadata: Record<string, unknown>;
+  /**
+   * Set by handlers that answer from a cache (the same object again): the registry then keeps
+   * the serialised form with the object. Fresh answers are not tracked (a weak entry per answer
+   * was garbage-collector work for nothing).
+   */
+  reused?: true;
 }
 
 /**

@@ -141,6 +141,16 @@ export class SessionStore {
     return this.#exclusive(sessionId, async () => toView(await this.#access(sessionId, now)));
   }
 
+  /**
+   * The session's current mode slug; counts as an access like get(). For callers that need the
+   * mode alone (validate_tool_use): no JSON copy of the task and no dates are formatted.
+   */
+  async modeOf(sessionId: string): Promise<string> {
+    assertSessionId(sessionId);
+    const now = this.#now();
+    return this.#exclusive(sessionId, async () => (await this.#access(sessionId, now)).task.mode);
+  }
+
   async switchMode(sessionId: string, newModeSlug: string, reason?: string): Promise<{ session: SessionView; oldMode: string }> {
     const now = this.#now();
     const { rec, out } = await this.#mutate(sessionId, now, true, (r) => ({

@@ -1,6 +1,6 @@
 // Owns the task and session record types, their pure transitions (create, switch mode, finish,
 // link a child) and their public JSON shape. Never does I/O, reads a clock or keeps state.
-import { randomBytes } from './random.js';
+import { randomHex } from './random.js';
 import { ValidationError } from '../rpc/errors.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
@@ -27,7 +27,12 @@ export interface TaskRecord {
   readonly completedAt: number | undefined;
   readonly parentId: string | undefined;
   readonly children: readonly string[] | undefined;
-  readonly messages: readonly MessageRecord[] | undefined;
+  /**
+   * A bare string is the common case kept compact: one user message sent at `createdAt` (the
+   * initial message). It saves an array, an object and a boxed number per session; read the
+   * messages through messageList().
+   */
+  readonly messages: readonly MessageRecord[] | string | undefined;
   readonly history: readonly ModeChangeRecord[] | undefined;
   readonly metadata: Readonly<Record<string, unknown>> | undefined;
   readonly result: string | undefined;
@@ -81,19 +86,21 @@ export function toView(rec: SessionRecord): SessionView {
   return { session_id: rec.id, created_at: iso(rec.task.createdAt), last_accessed: iso(rec.lastAccessed), task: taskToJson(rec.task) };
 }
 
+// Ids are built in one scratch buffer so each is one flat string (a concatenation would keep
+// two strings and a cons cell alive per id for the session's whole life).
+const idScratch = Buffer.allocUnsafeSlow(5 + 24);
+
 /** `prefix` + 24 lowercase hex from the CSPRNG, as one flat string (no slices retained). */
 export function randomId(prefix: 'ses_' | 'task_'): string {
-  const buf = Buffer.allocUnsafe(prefix.length + 24);
-  buf.write(prefix, 0, 'latin1');
-  buf.write(randomBytes(12).toString('hex'), prefix.length, 'latin1');
-  return buf.toString('latin1');
+  idScratch.write(prefix, 0, 'latin1');
+  idScratch.write(randomHex(12), prefix.length, 'latin1');
+  return idScratch.toString('latin1', 0, prefix.length + 24);
 }
 
 export function newTask(input: { id: string; mode: string; at: number; initialMessage?: string | undefined; parentId?: string | undefined }): TaskRecord {
-  const messages = input.initialMessage === undefined ? undefined : [{ role: 'user' as const, content: input.initialMessage, at: input.at }];
   return makeTask({
     id: input.id, mode: input.mode, state: 'active', createdAt: input.at, completedAt: undefined,
-    parentId: input.parentId, children: undefined, messages, history: undefined, metadata: undefined, result: undefined,
+    parentId: input.parentId, children: undefined, messages: input.initialMessage, history: undefined, metadata: undefined, result: undefined,
   });
 }
 
@@ -117,7 +124,7 @@ export function switchTaskMode(task: TaskRecord, to: string, reason: string | un
 /** Finishes an active task once; a result is kept and also recorded as an assistant message. */
 export function finishTask(task: TaskRecord, status: FinalState, result: string | undefined, at: number): TaskRecord {
   requireActive(task, `be marked ${status}`);
-  const messages = result === undefined ? task.messages : [...(task.messages ?? []), { role: 'assistant' as const, content: result, at }];
+  const messages = result === undefined ? task.messages : [...messageList(task), { role: 'assistant' as const, content: result, at }];
   return makeTask({ ...task, state: status, completedAt: at, messages, result });
 }
 
@@ -129,6 +136,18 @@ export function addChildTask(task: TaskRecord, childTaskId: string): TaskRecord 
 
 export const iso = (ms: number): string => new Date(ms).toISOString();
 
+/** The task's messages in order, whichever form they are kept in. */
+export function messageList(t: TaskRecord): readonly MessageRecord[] {
+  if (typeof t.messages === 'string') return [{ role: 'user', content: t.messages, at: t.createdAt }];
+  return t.messages ?? [];
+}
+
+/** The compact form when the list is just the initial user message, else the list itself. */
+function compactMessages(list: readonly MessageRecord[] | undefined, createdAt: number): TaskRecord['messages'] {
+  if (list?.length === 1 && list[0]!.role === 'user' && list[0]!.at === createdAt) return list[0]!.content;
+  return list;
+}
+
 /** The public, JSON-ready copy of a task. */
 export function taskToJson(t: TaskRecord): TaskJson {
   return {
@@ -139,7 +158,7 @@ export function taskToJson(t: TaskRecord): TaskJson {
     ...(t.completedAt === undefined ? {} : { completed_at: iso(t.completedAt) }),
     ...(t.parentId === undefined ? {} : { parent_task_id: t.parentId }),
     child_task_ids: t.children === undefined ? [] : [...t.children],
-    messages: (t.messages ?? []).map((m) => ({ role: m.role, content: m.content, timestamp: iso(m.at) })),
+    messages: messageList(t).map((m) => ({ role: m.role, content: m.content, timestamp: iso(m.at) })),
     mode_history: (t.history ?? []).map((h) => ({ from: h.from, to: h.to, ...(h.reason === undefined ? {} : { reason: h.reason }), at: iso(h.at) })),
     metadata: t.metadata === undefined ? {} : structuredClone({ ...t.metadata }),
     ...(t.result === undefined ? {} : { result: t.result }),
@@ -201,7 +220,7 @@ export function taskFromJson(v: unknown): TaskRecord | string {
   if (!optString(v.result)) return 'bad result';
   return makeTask({
     id: v.task_id, mode: v.mode_slug, state: state as TaskState, createdAt, completedAt,
-    parentId: v.parent_task_id, children, messages, history,
+    parentId: v.parent_task_id, children, messages: compactMessages(messages, createdAt), history,
     metadata: v.metadata === undefined || Object.keys(v.metadata).length === 0 ? undefined : v.metadata,
     result: v.result,
   });

@@ -215,6 +215,24 @@ test('get_mode_info marks each group ✓/✗ with the restriction, adds the prom
   s.assertStdoutPure();
 });
 
+test('cached answers (list_modes, get_mode_info) are written as ASCII JSON that decodes to the same text and names', async (t) => {
+  const { s } = await ready(t);
+  for (const [name, args] of [['get_mode_info', { mode_slug: 'architect' }], ['list_modes', {}]] as const) {
+    const first = ok(await s.tool(`${name}-1`, name, args));
+    const again = ok(await s.tool(`${name}-2`, name, args)); // served from the cache
+    assert.deepEqual(again.raw, first.raw);
+    for (const id of [`${name}-1`, `${name}-2`]) {
+      const line = s.lines.find((l) => l.includes(`"id":"${id}"`));
+      assert.ok(line !== undefined, `no answer line for ${id}`);
+      assert.match(line, /^[\x00-\x7f]*$/, `${id}: every non-ASCII character is escaped`);
+      assert.match(line, /\\ud83c\\udfd7/, `${id}: the architect's emoji is there, escaped`);
+    }
+  }
+  const info = ok(await s.tool('info-3', 'get_mode_info', { mode_slug: 'architect' }));
+  assert.equal(info.metadata.name, '🏗️ Architect');
+  assert.match(info.text, /^Mode: 🏗️ Architect/);
+});
+
 test('create_task starts an active task with its first message and links a subtask both ways', async (t) => {
   const { s, r } = await ready(t);
   const created = ok(await r.tool('create_task', { mode_slug: 'code', initial_message: 'Build the login page' }));

@@ -46,6 +46,19 @@ test('every access refreshes last_accessed and keeps the session alive past one 
   assert.equal(again.last_accessed, new Date(T0 + 100_000).toISOString());
 });
 
+test('modeOf answers the current mode, counts as an access and reports unknown and expired ids', async () => {
+  const { store, clock } = memoryStore({ timeoutSeconds: 60 });
+  const s = await store.create({ modeSlug: 'code' });
+  await store.switchMode(s.session_id, 'ask');
+  clock.t += 50_000;
+  assert.equal(await store.modeOf(s.session_id), 'ask');
+  clock.t += 50_000; // 100 s after creation but 50 s after the modeOf access: still alive
+  assert.equal((await store.get(s.session_id)).last_accessed, new Date(T0 + 100_000).toISOString());
+  clock.t += 60_000;
+  await assert.rejects(store.modeOf(s.session_id), code(-32003));
+  await assert.rejects(store.modeOf('ses_000000000000000000000000'), code(-32002));
+});
+
 test('an expired session answers -32003 on access, before any sweep, and an unknown id -32002', async () => {
   const { store, clock } = memoryStore({ timeoutSeconds: 60 });
   const s = await store.create({ modeSlug: 'code' });

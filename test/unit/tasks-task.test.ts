@@ -107,3 +107,20 @@ test('reading back rejects wrong shapes with a reason instead of throwing', () =
   ];
   for (const b of bad) assert.equal(typeof taskFromJson(b), 'string', JSON.stringify(b));
 });
+
+test('the compact initial message reads and round-trips like a list, and a later message is kept as a list', () => {
+  const t = base();
+  const first = { role: 'user', content: 'hello', timestamp: new Date(T0).toISOString() };
+  assert.deepEqual(taskToJson(t).messages, [first]);
+  // Read back from its JSON (the disk form), the task gives the same JSON again.
+  const back = taskFromJson(taskToJson(t));
+  assert.ok(typeof back !== 'string', String(back));
+  assert.deepEqual(taskToJson(back), taskToJson(t));
+  // A lone user message sent after creation is not the initial message: its own time survives.
+  const later = taskFromJson({ ...taskToJson(t), messages: [{ ...first, timestamp: new Date(T0 + 5).toISOString() }] });
+  assert.ok(typeof later !== 'string', String(later));
+  assert.equal(taskToJson(later).messages[0]!.timestamp, new Date(T0 + 5).toISOString());
+  // Finishing with a result appends the assistant's message after the initial one.
+  const done = taskToJson(finishTask(t, 'completed', 'all done', T0 + 9));
+  assert.deepEqual(done.messages, [first, { role: 'assistant', content: 'all done', timestamp: new Date(T0 + 9).toISOString() }]);
+});
