@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { performance } from 'node:perf_hooks';
-import { peerCommand } from './peer-command.mjs';
+import { kinds, peerCommand } from './peer-command.mjs';
 
 export { kinds, peerCommand } from './peer-command.mjs';
 
