@@ -1,14 +1,22 @@
 // The FsView that asks the operating system: lstat, and readlink for links. One view serves one
 // decision and remembers its answers only for that decision, so nothing seen is ever reused later.
-import { lstat, readlink, realpath } from 'node:fs/promises';
+//
+// Why synchronous calls: a decision asks a handful of metadata questions (lstat, readlink, realpath;
+// never a file's content), each a few microseconds in the kernel, while a trip through libuv's
+// thread pool costs several times that and made validate_tool_use the server's bottleneck. The
+// number of calls per decision is bounded (path length, MAX_LINK_HOPS), so the event loop is held
+// for microseconds, not for anything a client controls.
+import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import type { Entry, FsView } from './resolve.js';
 
 const KINDS = { dir: { kind: 'dir' }, file: { kind: 'file' }, other: { kind: 'other' }, missing: { kind: 'missing' } } as const;
 
-async function look(path: string): Promise<Entry> {
+function lookNow(path: string): Entry {
   try {
-    const st = await lstat(path);
-    if (st.isSymbolicLink()) return { kind: 'link', target: await readlink(path) };
+    // No exception for the common "does not exist yet" (a file about to be written).
+    const st = lstatSync(path, { throwIfNoEntry: false });
+    if (st === undefined) return KINDS.missing;
+    if (st.isSymbolicLink()) return { kind: 'link', target: readlinkSync(path) };
     return st.isDirectory() ? KINDS.dir : st.isFile() ? KINDS.file : KINDS.other;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
@@ -17,8 +25,12 @@ async function look(path: string): Promise<Entry> {
   }
 }
 
-/** The kernel's own resolution of an existing path (libuv's realpath: one thread-pool trip). */
-const real = (path: string): Promise<string | null> => realpath(path).catch(() => null);
+const look = (path: string): Promise<Entry> => Promise.resolve(lookNow(path));
+
+/** The kernel's own resolution of an existing path (realpath(3)), or null when it does not resolve. */
+function real(path: string): Promise<string | null> {
+  try { return Promise.resolve(realpathSync.native(path)); } catch { return Promise.resolve(null); }
+}
 
 /** Remembers each answer of `ask` by path; the map lives as long as the view it belongs to. */
 function remembered<T>(ask: (path: string) => Promise<T>): (path: string) => Promise<T> {
