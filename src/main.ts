@@ -1,21 +1,15 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
-// three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
+// three-stage pipeline (stdin reader → processor → stdout writer) or the HTTP door. The only file naming process.stdout.
 import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { fileURLToPath } from 'node:url';
-import { AsyncQueue } from './pipeline/queue.js';
 import { runReader } from './pipeline/reader.js';
-import { Processor, type Incoming } from './pipeline/processor.js';
 import { runWriter } from './pipeline/writer.js';
-import type { Outgoing } from './rpc/jsonrpc.js';
-import { Lifecycle } from './mcp/lifecycle.js';
-import { McpServer } from './mcp/server.js';
-import { checkProjectRoot, ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } from './config.js';
+import { Core } from './connection.js';
+import { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } from './config.js';
 import { createLogger, type LogSink } from './log.js';
-import type { Services } from './services.js';
-import type { ToolListing } from './mcp/tools.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
@@ -28,10 +22,11 @@ setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks'
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const MAIN_PATH = fileURLToPath(import.meta.url);
 
-const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio)
+const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
 
 Usage:
   roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
+  roo-modes-server serve --http [options]   serve MCP over Streamable HTTP (both eras)
   roo-modes-server modes [--json] [...]     print the effective mode catalogue
   roo-modes-server validate [FILE ...]      check mode files; exit 1 on problems
   roo-modes-server call <tool|method> ...   call a tool on this (or another) server
@@ -48,6 +43,11 @@ Serve options:
   --log-file FILE           append logs to FILE instead of stderr
   --strict                  reject requests before initialize, and unknown tool arguments
   --sessions-dir DIR        keep sessions in DIR so they outlive the process (env ROO_MODES_SESSIONS_DIR)
+  --http                    serve Streamable HTTP instead of stdio
+  --host HOST               HTTP bind address, default 127.0.0.1 (http.host)
+  --port PORT               HTTP port, default 3000; 0 picks a free one (http.port)
+  --path PATH               HTTP endpoint path, default /mcp (http.path)
+  --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
   -h, --help                this text
   -v, --version             the version
 
@@ -87,8 +87,9 @@ async function main(argv: string[]): Promise<number> {
 
 async function serve(argv: string[]): Promise<number> {
   let config;
+  let args;
   try {
-    const args = parseServeArgs(argv);
+    args = parseServeArgs(argv);
     if (args.help) { io.out(USAGE); return 0; }
     if (args.version) { io.out(`${VERSION}\n`); return 0; }
     config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
@@ -121,44 +122,13 @@ async function serve(argv: string[]): Promise<number> {
     forward: null,
   };
   const log = createLogger(sink);
-  const incoming = new AsyncQueue<Incoming>(256);
-  const outgoing = new AsyncQueue<Outgoing>(1024);
-  const lifecycle = new Lifecycle();
+  const core = new Core(config, VERSION, sink, log);
+  if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
-
-  // Feature modules load on first use (right after initialize when the IPC bridge must connect
-  // to push events); listing tools needs only the spec files.
-  const mcpRef: { server: McpServer | null } = { server: null };
-  const started: { services: Promise<Services> | null; listing: Promise<ToolListing> | null } = { services: null, listing: null };
-  const listing = (): Promise<ToolListing> => (started.listing ??= import('./mcp/tools.js').then(async (m) =>
-    new m.ToolListing(m.offeredSpecs(await m.readToolSpecs(), ipcEnabled(config)), {
-      pageSize: config.server.page_size, toolErrors: config.server.tool_errors, protocolVersion: () => lifecycle.protocolVersion,
-    })));
-  const services = (): Promise<Services> => {
-    started.services ??= import('./services.js').then(async ({ Services }) => {
-      const s = new Services(config, log, {
-        protocolVersion: () => lifecycle.protocolVersion,
-        progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
-        rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
-      });
-      await s.start(await listing(), (e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged));
-      return s;
-    });
-    started.services.catch((err: unknown) => { log.error('the server could not start its services', err); });
-    return started.services;
-  };
-
-  const server = new McpServer({ version: VERSION, services, listing, preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log });
-  mcpRef.server = server;
-  const processor = new Processor({
-    incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log,
-  });
-  server.attach({
-    lifecycle,
-    notify: (method, params) => processor.notify(method, params),
-    requestClient: (method, params, timeoutMs) => processor.requestClient(method, params, timeoutMs),
-  });
+  // One connection over stdin/stdout: the same core the HTTP door opens one per session.
+  const conn = core.open({ incomingCapacity: 256, outgoingCapacity: 1024, maxInFlight: 64 });
+  const { processor, incoming, outgoing } = conn;
 
   // A closed stdout (EPIPE) means the client is gone: stop quietly.
   process.stdout.on('error', () => { stop.abort(); });
@@ -174,17 +144,20 @@ async function serve(argv: string[]): Promise<number> {
 
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
   const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
-  await processor.run();
+  await conn.done;
   outgoing.close();
   await Promise.all([reader, writer]);
-  const s = started.services ? await started.services.catch(() => null) : null;
-  await s?.close();
+  await core.close();
   process.stdin.destroy();
-  if (logStream) await new Promise<void>((resolve) => logStream!.end(resolve));
+  await closeLog(logStream);
   // A write still pending on a pipe nobody reads would keep the process alive for ever; once the
   // writer gave up on stdout (signal + stalled client), everything else is closed and we leave.
   if (stdoutGiveUp.signal.aborted) process.exit(0);
   return 0;
+}
+
+function closeLog(stream: WriteStream | null): Promise<void> {
+  return stream ? new Promise<void>((resolve) => stream.end(resolve)) : Promise.resolve();
 }
 
 main(process.argv.slice(2)).then(

@@ -6,6 +6,7 @@ import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
 import type { SchemaIssue } from '../schema/validate.js';
 import { atLeast } from './lifecycle.js';
+import { MODERN_VERSIONS } from './eras.js';
 import { paginate } from './pagination.js';
 import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from './tool-types.js';
 
@@ -142,10 +143,13 @@ export class ToolRegistry {
     try {
       const issues = check(args, 'arguments');
       if (issues.length > 0) {
-        throw new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
+        const invalid = new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
           message: issues.map((i) => i.message).join('; '),
           issues: issues.map((i) => ({ path: i.path, message: i.message })),
         });
+        // 2026-07-28 counts input validation among tool execution errors (isError results the model can act on).
+        if (version >= MODERN_VERSIONS[0]) return errorResult(invalid, version);
+        throw invalid;
       }
       const toolCtx: ToolCallContext = {
         get signal() { return ctx.signal; }, // made on demand: most tools never look at it
