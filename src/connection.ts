@@ -1,10 +1,9 @@
 // The core both transports share: process-wide services and tool listing, and `open()`, which wires
 // one MCP connection (Lifecycle + McpServer + Processor over two queues). It never touches a socket or stdio.
-import { AsyncLocalStorage } from 'node:async_hooks';
 import { AsyncQueue } from './pipeline/queue.js';
 import { Processor, type Incoming } from './pipeline/processor.js';
 import type { Outgoing } from './rpc/jsonrpc.js';
-import type { RequestHandler } from './rpc/dispatch.js';
+import type { RequestContext, RequestHandler } from './rpc/dispatch.js';
 import { Lifecycle, LATEST_PROTOCOL_VERSION } from './mcp/lifecycle.js';
 import { McpServer } from './mcp/server.js';
 import { ipcEnabled, type ServerConfig } from './config.js';
@@ -33,12 +32,12 @@ export interface OpenOptions {
 
 /**
  * Services are loaded on first use and shared by every connection (HTTP clients share tool-level
- * sessions); their hooks reach the connection a request belongs to through `#current`.
+ * sessions); their hooks reach the connection a request belongs to through its context (`#owner`).
  */
 export class Core {
   readonly #live = new Set<Connection & { sink: LogSink }>();
-  /** The connection whose handler is running (follows the handler's awaits). */
-  readonly #current = new AsyncLocalStorage<Connection>();
+  /** The connection each running request belongs to (a WeakMap: no async-context tracking cost). */
+  readonly #owner = new WeakMap<RequestContext, Connection>();
   #services: Promise<Services> | null = null;
   #listing: Promise<ToolListing> | null = null;
 
@@ -53,7 +52,8 @@ export class Core {
     return (this.#listing ??= import('./mcp/tools.js').then(async (m) =>
       new m.ToolListing(m.offeredSpecs(await m.readToolSpecs(), ipcEnabled(this.config)), {
         pageSize: this.config.server.page_size, toolErrors: this.config.server.tool_errors,
-        protocolVersion: () => this.#current.getStore()?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        // Only a fallback: McpServer passes its own connection's revision to list().
+        protocolVersion: () => LATEST_PROTOCOL_VERSION,
       })));
   }
 
@@ -61,8 +61,8 @@ export class Core {
     if (this.#services) return this.#services;
     this.#services = import('./services.js').then(async ({ Services }) => {
       const s = new Services(this.config, this.log, {
-        protocolVersion: () => this.#current.getStore()?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
-        progress: (ctx, p, t, m) => this.#current.getStore()?.server.progress(ctx, p, t, m),
+        protocolVersion: (ctx) => this.#owner.get(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        progress: (ctx, p, t, m) => this.#owner.get(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
       });
       await s.start(await this.listing(), (e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged); });
@@ -85,7 +85,7 @@ export class Core {
     });
     const table = server.methods();
     const conn = { lifecycle, server, incoming, outgoing, sink } as Connection & { sink: LogSink; processor: Processor; done: Promise<void> };
-    const inConnection = (handler: RequestHandler): RequestHandler => (params, ctx) => this.#current.run(conn, () => handler(params, ctx));
+    const inConnection = (handler: RequestHandler): RequestHandler => (params, ctx) => { this.#owner.set(ctx, conn); return handler(params, ctx); };
     const methods = { requests: new Map([...table.requests].map(([m, h]) => [m, inConnection(h)])), notifications: table.notifications };
     const processor = new Processor({
       incoming, outgoing, lifecycle, methods, strict: config.server.strict, maxInFlight: o.maxInFlight, log: this.log,

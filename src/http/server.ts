@@ -145,7 +145,7 @@ export class HttpDoor {
   #sweep(): void {
     const old = Date.now() - HTTP_LIMITS.sessionIdleMs;
     for (const s of this.#sessions.values()) {
-      if (s.lastSeen < old) { this.#sessions.delete(s.id); void s.close(); }
+      if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
     }
   }
 

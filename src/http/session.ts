@@ -39,6 +39,8 @@ export class LegacySession {
   }
 
   get closed(): boolean { return this.#closed; }
+  /** A request is waiting or a stream is attached: not idle, whatever lastSeen says. */
+  get busy(): boolean { return this.#pending.size > 0 || [...this.#streams.values()].some((s) => s.attached); }
   get headers(): Record<string, string> { return { 'mcp-session-id': this.id }; }
 
   hasPending(id: RequestId): boolean { return this.#pending.has(JSON.stringify(id)); }

@@ -57,9 +57,8 @@ export class ToolListing {
 
   constructor(readonly specs: ReadonlyMap<string, ToolSpec>, private readonly o: ListingOptions) {}
 
-  /** Entries shaped for the negotiated revision, serialised once per revision. */
-  list(params: Params): PreSerialized {
-    const version = this.o.protocolVersion();
+  /** Entries shaped for the negotiated revision (the caller's connection's, when given), serialised once per revision. */
+  list(params: Params, version = this.o.protocolVersion()): PreSerialized {
     let items = this.#cache.get(version);
     if (!items) {
       items = [...this.specs.values()].map((spec) => JSON.stringify(toolForVersion(spec, version, this.o.toolErrors)));
@@ -77,7 +76,8 @@ export interface ToolRegistryOptions {
   compile: (schema: Record<string, unknown>) => Check;
   families: readonly ToolFamily[];
   toolErrors: 'jsonrpc' | 'result';
-  protocolVersion: () => string;
+  /** The revision of the connection `ctx` belongs to (several connections share one registry over HTTP). */
+  protocolVersion: (ctx: RequestContext) => string;
   progress: (ctx: RequestContext, progress: number, total?: number, message?: string) => void;
   /** Refuse argument keys a tool does not define (server.strict); otherwise they are ignored and named. */
   strictArguments?: boolean;
@@ -134,7 +134,7 @@ export class ToolRegistry {
     if (extra.length > 0) args = Object.fromEntries(Object.entries(args).filter(([k]) => !extra.includes(k)));
     const warnings = extra.map((k) => `ignored the unknown argument ${JSON.stringify(k.length > 100 ? `${k.slice(0, 100)}…` : k)}`);
     const check = entry.check;
-    const version = this.#o.protocolVersion();
+    const version = this.#o.protocolVersion(ctx);
     const failed = (err: unknown): unknown => {
       if (this.#o.toolErrors === 'result' && err instanceof RpcError) return errorResult(err, version);
       throw err;
