@@ -15,6 +15,7 @@ import { modeFiles } from './modefiles.mjs';
 import { permissions } from './permissions.mjs';
 import { expiry, sweepSlices } from './expiry.mjs';
 import { eras } from './eras.mjs';
+import { http } from './http.mjs';
 
 /** Round counts and sizes: full is what the figures are quoted from; quick is for trying the scripts. */
 const PLANS = {
@@ -28,6 +29,7 @@ const PLANS = {
     permissions: { rounds: 7, ops: 200_000 },
     expiry: { sessions: 100_000, sweepRounds: 3 },
     eras: { rounds: 5, requests: 5_000 },
+    http: { rounds: 4, requests: 5_000 },
   },
   quick: {
     startup: { rounds: 3 },
@@ -39,6 +41,7 @@ const PLANS = {
     permissions: { rounds: 3, ops: 50_000 },
     expiry: { sessions: 10_000, sweepRounds: 1 },
     eras: { rounds: 2, requests: 1_000 },
+    http: { rounds: 2, requests: 1_000 },
   },
 };
 const FIGURES = Object.keys(PLANS.full);
@@ -83,6 +86,7 @@ async function main() {
     modefiles: async () => { const out = await modeFiles(plan.modefiles); rows.push(...out.rows); notes.push(...out.notes); },
     permissions: async () => rows.push(...await permissions(plan.permissions)),
     eras: async () => { const out = await eras(plan.eras); rows.push(...out.rows); notes.push(...out.notes); },
+    http: async () => { const out = await http(plan.http); rows.push(...out.rows); notes.push(...out.notes); },
     expiry: async () => {
       const out = await expiry({ sessions: plan.expiry.sessions, createRate: shared.createRate });
       const inProcess = await sweepSlices({ sessions: plan.expiry.sessions, rounds: plan.expiry.sweepRounds });
