@@ -4,7 +4,7 @@
 import { spawn } from 'node:child_process';
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { Agent, request } from 'node:http';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import { tmpdir } from 'node:os';
 import { REPO, SERVER_MAIN, median, now, percentile, round, row } from './lib.mjs';
@@ -27,34 +27,75 @@ function startServer(command, args) {
   return { child, url, stop: () => new Promise((resolve) => { child.once('exit', resolve); child.kill('SIGTERM'); setTimeout(() => child.kill('SIGKILL'), 3000).unref(); }) };
 }
 
-/** One POST on a keep-alive agent; resolves with the status, headers and body text. */
-function post(url, agent, body, headers) {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = '';
-      res.setEncoding('utf8');
-      res.on('data', (c) => { text += c; });
-      res.on('end', () => resolve({ status: res.statusCode, headers: res.headers, text }));
-    });
-    req.on('error', reject);
-    req.end(JSON.stringify(body));
-  });
+/**
+ * A lean keep-alive HTTP/1.1 client on one raw socket (what wrk or autocannon do): the load
+ * generator shares the machine with the server, so it must cost little. It reads Content-Length
+ * bodies and chunked ones (the SDK answers a POST with a chunked SSE stream).
+ */
+class RawClient {
+  constructor(url) {
+    this.url = new URL(url);
+    this.buf = Buffer.alloc(0);
+    this.waiting = null;
+    this.socket = connect(Number(this.url.port), this.url.hostname);
+    this.socket.setNoDelay(true);
+    this.socket.on('data', (chunk) => { this.buf = this.buf.length ? Buffer.concat([this.buf, chunk]) : chunk; this.#parse(); });
+    this.socket.on('error', (err) => { this.waiting?.reject(err); });
+  }
+
+  post(body, headers) {
+    const text = JSON.stringify(body);
+    let head = `POST ${this.url.pathname} HTTP/1.1\r\nHost: ${this.url.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`;
+    for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
+    return new Promise((resolve, reject) => { this.waiting = { resolve, reject }; this.socket.write(`${head}\r\n${text}`); });
+  }
+
+  #parse() {
+    const end = this.buf.indexOf('\r\n\r\n');
+    if (end === -1 || !this.waiting) return;
+    const head = this.buf.subarray(0, end).toString('latin1');
+    const status = Number(head.slice(9, 12));
+    const headers = {};
+    for (const line of head.split('\r\n').slice(1)) { const i = line.indexOf(':'); headers[line.slice(0, i).toLowerCase()] = line.slice(i + 1).trim(); }
+    let body;
+    let used;
+    if (headers['content-length'] !== undefined) {
+      used = end + 4 + Number(headers['content-length']);
+      if (this.buf.length < used) return;
+      body = this.buf.subarray(end + 4, used).toString('utf8');
+    } else if (headers['transfer-encoding'] === 'chunked') {
+      const last = this.buf.indexOf('\r\n0\r\n\r\n', end);
+      const empty = this.buf.indexOf('0\r\n\r\n', end + 4) === end + 4;
+      if (last === -1 && !empty) return;
+      used = empty ? end + 9 : last + 7;
+      body = this.buf.subarray(end + 4, used).toString('utf8');
+    } else {
+      used = end + 4;
+      body = '';
+    }
+    this.buf = this.buf.subarray(used);
+    const w = this.waiting;
+    this.waiting = null;
+    w.resolve({ status, headers, text: body });
+  }
+
+  destroy() { this.socket.destroy(); }
 }
 
 /** A client: its own session on its own keep-alive socket. */
 async function client(url) {
-  const agent = new Agent({ keepAlive: true, maxSockets: 1 });
-  const init = await post(url, agent, { jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }, {});
+  const raw = new RawClient(url);
+  const init = await raw.post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }, {});
   const sid = init.headers['mcp-session-id'];
   if (init.status !== 200 || typeof sid !== 'string') throw new Error(`initialize failed: ${init.status} ${init.text.slice(0, 200)}`);
   const headers = { 'mcp-session-id': sid, 'mcp-protocol-version': '2025-11-25' };
-  await post(url, agent, { jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
+  await raw.post({ jsonrpc: '2.0', method: 'notifications/initialized' }, headers);
   let id = 1;
   return {
-    agent,
+    raw,
     async call() {
       const t = now();
-      const res = await post(url, agent, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'get_mode_info', arguments: { mode_slug: 'code' } } }, headers);
+      const res = await raw.post({ jsonrpc: '2.0', id: id++, method: 'tools/call', params: { name: 'get_mode_info', arguments: { mode_slug: 'code' } } }, headers);
       if (res.status !== 200 || !res.text.includes('"result"')) throw new Error(`tools/call failed: ${res.status} ${res.text.slice(0, 200)}`);
       return now() - t;
     },
@@ -70,7 +111,7 @@ async function load(url, clients, requests) {
   const t = now();
   await Promise.all(all.map(async (c) => { while (left-- > 0) latencies.push(await c.call()); }));
   const elapsed = now() - t;
-  for (const c of all) c.agent.destroy();
+  for (const c of all) c.raw.destroy();
   return { rps: (latencies.length / elapsed) * 1000, p99: percentile(latencies, 99) };
 }
 

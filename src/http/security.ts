@@ -30,12 +30,24 @@ export interface Refusal { status: number; message: string; headers?: Record<str
 
 const digest = (text: string): Buffer => createHash('sha256').update(text).digest();
 
+/** What a gate implies, worked out once per gate rather than per request. */
+const compiled = new WeakMap<Gate, { hosts: Set<string>; loopbackBind: boolean; tokenDigest: Buffer | null }>();
+function compile(gate: Gate): { hosts: Set<string>; loopbackBind: boolean; tokenDigest: Buffer | null } {
+  let c = compiled.get(gate);
+  if (!c) {
+    const hosts = new Set(gate.allowedOrigins.map((o) => { try { return new URL(o).hostname.toLowerCase(); } catch { return ''; } }));
+    c = { hosts, loopbackBind: isLoopback(gate.bindHost), tokenDigest: gate.token === null ? null : digest(gate.token) };
+    compiled.set(gate, c);
+  }
+  return c;
+}
+
 /** Checks one request's Host, Origin and token; null when it may proceed. */
 export function checkRequest(headers: IncomingHttpHeaders, gate: Gate): Refusal | null {
-  const allowedHosts = new Set(gate.allowedOrigins.map((o) => { try { return new URL(o).hostname.toLowerCase(); } catch { return ''; } }));
+  const { hosts: allowedHosts, loopbackBind, tokenDigest } = compile(gate);
   const host = typeof headers.host === 'string' ? hostName(headers.host) : null;
   if (host === null) return { status: 400, message: 'missing or malformed Host header' };
-  if (isLoopback(gate.bindHost) && !isLoopback(host) && !allowedHosts.has(host)) {
+  if (loopbackBind && !isLoopback(host) && !allowedHosts.has(host)) {
     return { status: 403, message: `Host ${JSON.stringify(headers.host)} is not this server (DNS rebinding protection); add its origin to http.allowed_origins` };
   }
   const origin = headers.origin;
@@ -47,11 +59,11 @@ export function checkRequest(headers: IncomingHttpHeaders, gate: Gate): Refusal 
       return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed; add it to http.allowed_origins` };
     }
   }
-  if (gate.token !== null) {
+  if (tokenDigest !== null) {
     const auth = headers.authorization;
     const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : null;
     // Digests have equal length whatever was sent, so the comparison time says nothing about the token.
-    if (given === null || !timingSafeEqual(digest(given), digest(gate.token))) {
+    if (given === null || !timingSafeEqual(digest(given), tokenDigest)) {
       return { status: 401, message: given === null ? 'this server needs "Authorization: Bearer <token>" (http.token)' : 'wrong bearer token', headers: { 'www-authenticate': 'Bearer' } };
     }
   }
