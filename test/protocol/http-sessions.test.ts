@@ -101,3 +101,22 @@ test('tool-level sessions are shared by HTTP clients of both eras', async (t) =>
   assert.equal(modern.messages[0]?.result?.metadata?.session_id, sessionId, modern.body);
   s.assertSchemaValid();
 });
+
+test('progress notifications travel on the request\'s own SSE stream, before its answer', async (t) => {
+  const project = tempDir(t, 'rms-http-proj-');
+  const s = await startHttp(t, ['--project-root', project]);
+  const sid = await s.session();
+  const made = await s.post({ jsonrpc: '2.0', id: 'mk0', method: 'tools/call', params: { name: 'orchestrator_mode_create', arguments: { mode_name: 'development' } } }, { 'mcp-session-id': sid });
+  assert.equal(made.messages[0]?.result?.isError, undefined, made.body);
+  const res = await s.post({ jsonrpc: '2.0', id: 'mk', method: 'tools/call', params: { name: 'orchestrator_mode_backup', arguments: {}, _meta: { progressToken: 'pt-1' } } }, { 'mcp-session-id': sid });
+  assert.equal(res.status, 200);
+  assert.match(String(res.headers['content-type']), /text\/event-stream/, 'a notification before the answer turns it into a stream');
+  const progress = res.messages.filter((m) => m.method === 'notifications/progress');
+  assert.ok(progress.length >= 1, res.body);
+  assert.ok(progress.every((m) => (m.params as { progressToken?: unknown }).progressToken === 'pt-1'));
+  assert.equal(res.messages.at(-1)?.id, 'mk', 'the answer ends the stream');
+  assert.equal(res.eventIds.length, res.messages.length, 'every event has an id');
+  const plain = await s.post({ jsonrpc: '2.0', id: 'ls', method: 'tools/call', params: { name: 'list_modes', arguments: {} } }, { 'mcp-session-id': sid });
+  assert.equal(plain.headers['content-type'], 'application/json', 'without notifications the answer is plain JSON');
+  s.assertSchemaValid();
+});
