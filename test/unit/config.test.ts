@@ -323,3 +323,13 @@ test('refuses a bad log level that comes from the file', async (t) => {
   const file = writeConfig(tempDir(t), { logging: { level: 'chatty' } });
   await rejectsConfig(loadConfig(parseServeArgs(['--config', file]), {}, CWD), /"chatty"/);
 });
+
+test('serve --http flags and the token variable fill the http keys', async () => {
+  const args = parseServeArgs(['--http', '--host', '::1', '--port', '0', '--path', '/x', '--insecure-no-auth']);
+  assert.equal(args.http, true);
+  assert.equal(args.insecureNoAuth, true);
+  const config = await loadConfig(args, { ROO_MODES_HTTP_TOKEN: 'from-the-environment-123' }, CWD);
+  assert.deepEqual(config.http, { host: '::1', port: 0, path: '/x', allowed_origins: [], token: 'from-the-environment-123' });
+  assert.throws(() => parseServeArgs(['--port', 'eighty']), /--port must be a port number/);
+  assert.throws(() => parseServeArgs(['--port', '70000']), /--port must be a port number/);
+});
