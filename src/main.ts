@@ -122,6 +122,9 @@ async function serve(argv: string[]): Promise<number> {
     forward: null,
   };
   const log = createLogger(sink);
+  // Over HTTP many clients share one server: the project is fixed at start (flag or working
+  // directory), never switched by one client's roots.
+  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: process.cwd() } };
   const core = new Core(config, VERSION, sink, log);
   if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
