@@ -54,3 +54,41 @@ test('event ids, answer recognition and stateless statuses', () => {
   assert.equal(serverRequest.method, 'roots/list', 'a server request is not an answer');
   assert.deepEqual([-32601, -32020, -32021, -32022, -32602, -32001].map(statusOf), [404, 400, 400, 400, 200, 200]);
 });
+
+/** Enough of a ServerResponse for SseStream: records writes; `backlog` stands for unread bytes. */
+function fakeResponse(backlog: () => number): { res: import('node:http').ServerResponse; frames: string[]; destroyed: () => boolean; close(): void } {
+  const frames: string[] = [];
+  let destroyed = false;
+  const closers: (() => void)[] = [];
+  const res = {
+    headersSent: false,
+    writeHead() { this.headersSent = true; return this; },
+    flushHeaders() {},
+    on(event: string, fn: () => void) { if (event === 'close') closers.push(fn); return this; },
+    write(frame: string) { frames.push(frame); return true; },
+    end() {},
+    destroy() { destroyed = true; for (const fn of closers) fn(); },
+    get writableLength() { return backlog(); },
+  };
+  return { res: res as unknown as import('node:http').ServerResponse, frames, destroyed: () => destroyed, close: () => { for (const fn of closers) fn(); } };
+}
+
+test('an SSE stream cuts a client that stops reading, keeps events for resumption, and replays only later ones', async () => {
+  const { SseStream } = await import('../../src/http/sse.js');
+  const { HTTP_LIMITS } = await import('../../src/http/limits.js');
+  let unread = 0;
+  const detached: string[] = [];
+  const stream = new SseStream('7', (s) => detached.push(s.id));
+  const slow = fakeResponse(() => unread);
+  stream.attach(slow.res, {});
+  stream.send('{"n":1}');
+  assert.equal(slow.destroyed(), false);
+  unread = HTTP_LIMITS.streamBacklogBytes + 1; // the client stopped reading
+  stream.send('{"n":2}');
+  assert.equal(slow.destroyed(), true, 'cut once the backlog passes the limit');
+  assert.deepEqual(detached, ['7']);
+  stream.send('{"n":3}'); // kept while detached
+  const again = fakeResponse(() => 0);
+  stream.attach(again.res, {}, 1);
+  assert.deepEqual(again.frames.map((f) => /id: (\S+)/.exec(f)?.[1]), ['7-2', '7-3'], 'events after 7-1 are replayed in order');
+});
