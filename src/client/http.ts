@@ -1,6 +1,5 @@
-// The client's Streamable HTTP transport (global fetch, no dependencies): each message written is
-// one POST; JSON and SSE answers come back as lines for the peer. It adds the session id, the
-// protocol-version header and, in 2026-07-28, the mirrored Mcp-Method/Mcp-Name headers.
+// The client's Streamable HTTP channel (global fetch): each message is one POST with the session id
+// and era headers; JSON and SSE answers come back as lines. It never matches ids (the peer does).
 import { EventEmitter } from 'node:events';
 import { META, MODERN_VERSIONS } from '../mcp/eras.js';
 import { isRecord } from '../rpc/jsonrpc.js';

@@ -1,5 +1,5 @@
-// `serve --http`: checks the bind address against the token rule, listens, prints the ready line
-// on stderr, and on SIGTERM/SIGINT drains requests and flushes the shared services before exiting.
+// `serve --http`: checks the bind rule, listens, prints the ready line on stderr, and on SIGTERM
+// drains requests and flushes the shared services. It never writes stdout (nothing reads it here).
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../connection.js';
 import type { ParsedArgs } from '../config.js';

@@ -1,6 +1,5 @@
-// The 2026-07-28 door: one POST is one request. Mirrored headers are checked against the body
-// (-32020), the request gets a connection of its own for its lifetime, everything that
-// connection writes goes to this one response, and a response closed early cancels the request.
+// The 2026-07-28 door: one POST is one request, on a connection of its own; mirrored headers are
+// checked (-32020) and a response closed early cancels. It never keeps state between requests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../connection.js';
 import { ERROR_CODES, HeaderMismatchError, MethodNotFoundError, RpcError } from '../rpc/errors.js';

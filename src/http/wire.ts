@@ -1,5 +1,5 @@
 // HTTP framing helpers shared by both eras: reading a bounded body, answering with JSON, and
-// telling what an outgoing message is (answer, notification, server request) from its text.
+// telling what an outgoing message is (answer, notification, server request). Never dispatches.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { serialize } from '../pipeline/processor.js';
 import { isRecord, type Outgoing, type RequestId } from '../rpc/jsonrpc.js';
