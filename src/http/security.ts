@@ -42,8 +42,8 @@ function compile(gate: Gate): { hosts: Set<string>; loopbackBind: boolean; token
   return c;
 }
 
-/** Checks one request's Host, Origin and token; null when it may proceed. */
-export function checkRequest(headers: IncomingHttpHeaders, gate: Gate): Refusal | null {
+/** Checks one request's Host, Origin and token (not on a CORS preflight, which carries none); null when it may proceed. */
+export function checkRequest(headers: IncomingHttpHeaders, gate: Gate, preflight = false): Refusal | null {
   const { hosts: allowedHosts, loopbackBind, tokenDigest } = compile(gate);
   const host = typeof headers.host === 'string' ? hostName(headers.host) : null;
   if (host === null) return { status: 400, message: 'missing or malformed Host header' };
@@ -59,7 +59,7 @@ export function checkRequest(headers: IncomingHttpHeaders, gate: Gate): Refusal 
       return { status: 403, message: `Origin ${JSON.stringify(origin)} is not allowed; add it to http.allowed_origins` };
     }
   }
-  if (tokenDigest !== null) {
+  if (tokenDigest !== null && !preflight) {
     const auth = headers.authorization;
     const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : null;
     // Digests have equal length whatever was sent, so the comparison time says nothing about the token.

@@ -16,6 +16,9 @@ import { accepts, BodyTooLarge, header, readBody, sendRpcError } from './wire.js
 
 export interface HttpOptions { path: string; gate: Gate; maxBodyBytes: number }
 
+/** Request headers a browser client may send (answered on a CORS preflight). */
+const CORS_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
+
 const isModern = (v: string | undefined): boolean => v !== undefined && (MODERN_VERSIONS as readonly string[]).includes(v);
 
 export class HttpDoor {
@@ -47,8 +50,19 @@ export class HttpDoor {
   async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = req.url ?? '/';
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
-    const refused = checkRequest(req.headers, this.o.gate);
+    const refused = checkRequest(req.headers, this.o.gate, req.method === 'OPTIONS');
     if (refused) return sendRpcError(res, refused.status, null, ERROR_CODES.INVALID_REQUEST, refused.message, undefined, refused.headers);
+    // The gate accepted this Origin: a browser page there may read our answers and the session id.
+    const origin = req.headers.origin;
+    if (typeof origin === 'string' && origin !== '') {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-expose-headers', 'mcp-session-id');
+      res.setHeader('vary', 'Origin');
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, DELETE', 'access-control-allow-headers': CORS_HEADERS, 'access-control-max-age': '600' }).end();
+      return;
+    }
     if (path !== this.o.path) return sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `no MCP endpoint at ${path}; it is ${this.o.path}`);
     if (this.#draining) return sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, 'the server is shutting down', undefined, { connection: 'close' });
     switch (req.method) {

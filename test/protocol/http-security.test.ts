@@ -79,3 +79,21 @@ test('SIGTERM ends listen streams gracefully, flushes sessions and exits 0', asy
   const seen = await again.modern(3, 'tools/call', { name: 'get_task_info', arguments: { session_id: sessionId } });
   assert.equal(seen.messages[0]?.result?.metadata?.session_id, sessionId, seen.body);
 });
+
+test('a browser page on an accepted origin gets CORS answers; the preflight needs no token', async (t) => {
+  const token = 'cors-test-token-0123456789';
+  const s = await startHttp(t, [], { ROO_MODES_HTTP_TOKEN: token });
+  const port = new URL(s.url).port;
+  const origin = `http://localhost:${port}`;
+  const preflight = await s.send('OPTIONS', undefined, { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, mcp-session-id' });
+  assert.equal(preflight.status, 204);
+  assert.equal(preflight.headers['access-control-allow-origin'], origin);
+  assert.match(String(preflight.headers['access-control-allow-headers']), /mcp-session-id/);
+  const init = await s.post(PING, { origin, authorization: `Bearer ${token}` });
+  assert.equal(init.status, 200);
+  assert.equal(init.headers['access-control-allow-origin'], origin);
+  assert.equal(init.headers['access-control-expose-headers'], 'mcp-session-id');
+  const foreign = await s.send('OPTIONS', undefined, { origin: 'http://evil.example' });
+  assert.equal(foreign.status, 403, 'a foreign origin gets no preflight either');
+  assert.equal(foreign.headers['access-control-allow-origin'], undefined);
+});
