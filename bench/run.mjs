@@ -16,6 +16,7 @@ import { modeFiles } from './modefiles.mjs';
 import { permissions } from './permissions.mjs';
 import { expiry, sweepSlices } from './expiry.mjs';
 import { eras } from './eras.mjs';
+import { http } from './http.mjs';
 import { hook } from './hook.mjs';
 
 /** Round counts and sizes: full is what the figures are quoted from; quick is for trying the scripts. */
@@ -30,6 +31,7 @@ const PLANS = {
     permissions: { rounds: 7, ops: 200_000 },
     expiry: { sessions: 100_000, sweepRounds: 3 },
     eras: { rounds: 5, requests: 5_000 },
+    http: { rounds: 4, requests: 5_000 },
     hook: { rounds: 15 },
     answers: {},
   },
@@ -43,6 +45,7 @@ const PLANS = {
     permissions: { rounds: 3, ops: 50_000 },
     expiry: { sessions: 10_000, sweepRounds: 1 },
     eras: { rounds: 2, requests: 1_000 },
+    http: { rounds: 2, requests: 1_000 },
     hook: { rounds: 5 },
     answers: {},
   },
@@ -94,6 +97,7 @@ async function main() {
     permissions: async () => rows.push(...await permissions(plan.permissions)),
     answers: async () => rows.push(...await answers()),
     eras: async () => { const out = await eras(plan.eras); rows.push(...out.rows); notes.push(...out.notes); },
+    http: async () => { const out = await http(plan.http); rows.push(...out.rows); notes.push(...out.notes); },
     hook: async () => rows.push(...await hook(plan.hook)),
     expiry: async () => {
       const out = await expiry({ sessions: plan.expiry.sessions, createRate: shared.createRate });

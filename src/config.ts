@@ -20,6 +20,7 @@ export interface ServerConfig {
     socket_path: string | null; host: string | null; port: number | null;
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;
   };
+  http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null };
 }
 
 /** A bad flag, file or value: main prints the message as one line and exits 2. */
@@ -74,10 +75,19 @@ const FLAGS: Record<string, [path: string[], hasValue: boolean]> = {
   '--strict': [['server', 'strict'], false],
   // Also turns persistence on (see SESSIONS_ON): sessions then outlive one-shot `call` runs.
   '--sessions-dir': [['sessions', 'persistence', 'storage_path'], true],
+  '--http': [[], false],
+  '--insecure-no-auth': [[], false],
+  '--host': [['http', 'host'], true],
+  '--port': [['http', 'port'], true],
+  '--path': [['http', 'path'], true],
 };
 const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
 
-export interface ParsedArgs { configFile: string | null; overrides: Json; help: boolean; version: boolean }
+export interface ParsedArgs {
+  configFile: string | null; overrides: Json; help: boolean; version: boolean;
+  /** serve --http; --insecure-no-auth allows a non-loopback bind without a token. */
+  http?: boolean; insecureNoAuth?: boolean;
+}
 
 export function parseServeArgs(argv: readonly string[]): ParsedArgs {
   const parsed: ParsedArgs = { configFile: null, overrides: {}, help: false, version: false };
@@ -98,10 +108,19 @@ export function parseServeArgs(argv: readonly string[]): ParsedArgs {
       throw new ConfigError(`option ${name} takes no value`);
     }
     if (name === '--config') parsed.configFile = value as string;
+    else if (name === '--http') parsed.http = true;
+    else if (name === '--insecure-no-auth') parsed.insecureNoAuth = true;
+    else if (name === '--port') setPath(parsed.overrides, path, portNumber(value as string, '--port', 0));
     else setPath(parsed.overrides, path, value);
     if (name === '--sessions-dir') setPath(parsed.overrides, SESSIONS_ON, true);
   }
   return parsed;
+}
+
+/** A TCP port from text: decimal, `min`..65535. */
+function portNumber(text: string, what: string, min: number): number {
+  if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > 65535) throw new ConfigError(`${what} must be a port number (${min}-65535), got ${JSON.stringify(text)}`);
+  return Number(text);
 }
 
 function setPath(target: Json, path: string[], value: unknown): void {
@@ -123,10 +142,10 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_MODES_LOG_LEVEL', ['logging', 'level']);
   str('ROO_MODES_SESSIONS_DIR', ['sessions', 'persistence', 'storage_path']);
   if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
+  str('ROO_MODES_HTTP_TOKEN', ['http', 'token']);
   const port = env.ROO_IPC_PORT;
   if (port !== undefined && port !== '') {
-    if (!/^\d+$/.test(port) || Number(port) < 1 || Number(port) > 65535) throw new ConfigError(`ROO_IPC_PORT must be a port number, got ${JSON.stringify(port)}`);
-    setPath(out, ['ipc', 'port'], Number(port));
+    setPath(out, ['ipc', 'port'], portNumber(port, 'ROO_IPC_PORT', 1));
   }
   return out;
 }

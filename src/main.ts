@@ -1,15 +1,10 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
-// three-stage pipeline (stdin reader → processor → stdout writer). The only file naming process.stdout.
+// three-stage pipeline (stdin reader → processor → stdout writer) or the HTTP door. The only file naming process.stdout.
 import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { Incoming } from './pipeline/processor.js';
-import type { WireLine } from './pipeline/outbound.js';
-import type { McpServer } from './mcp/server.js';
 import { logLevelHelp, type LogSink } from './log.js';
-import type { Services } from './services.js';
-import type { ToolListing } from './mcp/tools.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
@@ -20,10 +15,11 @@ for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[n
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const MAIN_PATH = fileURLToPath(import.meta.url);
 
-const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio)
+const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
 
 Usage:
   roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
+  roo-modes-server serve --http [options]   serve MCP over Streamable HTTP (both eras)
   roo-modes-server modes [--json] [...]     print the effective mode catalogue
   roo-modes-server validate [FILE ...]      check mode files; exit 1 on problems
   roo-modes-server export-mode SLUG         print a mode in Roo's export format (--out FILE)
@@ -44,6 +40,11 @@ Serve options:
   --log-file FILE           append logs to FILE instead of stderr
   --strict                  reject requests before initialize, and unknown tool arguments
   --sessions-dir DIR        keep sessions in DIR so they outlive the process (env ROO_MODES_SESSIONS_DIR)
+  --http                    serve Streamable HTTP instead of stdio
+  --host HOST               HTTP bind address, default 127.0.0.1 (http.host)
+  --port PORT               HTTP port, default 3000; 0 picks a free one (http.port)
+  --path PATH               HTTP endpoint path, default /mcp (http.path)
+  --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
   -h, --help                this text
   -v, --version             the version
 
@@ -117,14 +118,14 @@ async function main(argv: string[]): Promise<number> {
 async function serve(argv: string[]): Promise<number> {
   // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
   // start as fast as Node itself, so the entry point pulls in the server only when it serves.
-  const [{ AsyncQueue }, { runReader }, { Processor }, { runWriter }, { Lifecycle }, { McpServer }, configModule, { createLogger }] = await Promise.all([
-    import('./pipeline/queue.js'), import('./pipeline/reader.js'), import('./pipeline/processor.js'), import('./pipeline/writer.js'),
-    import('./mcp/lifecycle.js'), import('./mcp/server.js'), import('./config.js'), import('./log.js'),
+  const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }] = await Promise.all([
+    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./connection.js'), import('./config.js'), import('./log.js'),
   ]);
-  const { checkProjectRoot, ConfigError, effectiveLogLevel, ipcEnabled, loadConfig, parseServeArgs } = configModule;
+  const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } = configModule;
   let config;
+  let args;
   try {
-    const args = parseServeArgs(argv);
+    args = parseServeArgs(argv);
     if (args.help) { io.out(USAGE); return 0; }
     if (args.version) { io.out(`${VERSION}\n`); return 0; }
     config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
@@ -157,48 +158,16 @@ async function serve(argv: string[]): Promise<number> {
     forward: null,
   };
   const log = createLogger(sink);
-  // Both queues are bounded in bytes as well as in count, so a few huge messages hold the pipeline
-  // back (backpressure) instead of piling up in memory.
-  const maxMessageBytes = config.server.max_message_bytes;
-  const queueBytes = Math.max(2 * maxMessageBytes, 16 * 1024 * 1024);
-  const incoming = new AsyncQueue<Incoming>(256, { maxWeight: queueBytes, weigh: (i) => (i.kind === 'value' ? i.bytes ?? 0 : 0) });
-  const outgoing = new AsyncQueue<WireLine>(1024, { maxWeight: queueBytes, weigh: (l) => l.length });
-  const lifecycle = new Lifecycle();
+  // Over HTTP many clients share one server: the project is fixed at start (flag or working
+  // directory), never switched by one client's roots.
+  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: process.cwd() } };
+  const core = new Core(config, VERSION, sink, log);
+  if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
-
-  // Feature modules load on first use (right after initialize when the IPC bridge must connect
-  // to push events); listing tools needs only the spec files.
-  const mcpRef: { server: McpServer | null } = { server: null };
-  const started: { services: Promise<Services> | null; listing: Promise<ToolListing> | null } = { services: null, listing: null };
-  const listing = (): Promise<ToolListing> => (started.listing ??= import('./mcp/tools.js').then(async (m) =>
-    new m.ToolListing(m.offeredSpecs(await m.readToolSpecs(), ipcEnabled(config)), {
-      pageSize: config.server.page_size, toolErrors: config.server.tool_errors, protocolVersion: () => lifecycle.protocolVersion,
-    })));
-  const services = (): Promise<Services> => {
-    started.services ??= import('./services.js').then(async ({ Services }) => {
-      const s = new Services(config, log, {
-        protocolVersion: () => lifecycle.protocolVersion,
-        progress: (ctx, p, t, m) => mcpRef.server?.progress(ctx, p, t, m),
-        rooEvent: (e) => mcpRef.server?.rooEvent(e, config.ipc.push_notifications),
-      });
-      await s.start(await listing(), (e) => mcpRef.server?.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true));
-      return s;
-    });
-    started.services.catch((err: unknown) => { log.error('the server could not start its services', err); });
-    return started.services;
-  };
-
-  const server = new McpServer({ version: VERSION, services, listing, preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log });
-  mcpRef.server = server;
-  const processor = new Processor({
-    incoming, outgoing, lifecycle, methods: server.methods(), strict: config.server.strict, maxInFlight: 64, log, maxMessageBytes,
-  });
-  server.attach({
-    lifecycle,
-    notify: (method, params) => processor.notify(method, params),
-    requestClient: (method, params, timeoutMs) => processor.requestClient(method, params, timeoutMs),
-  });
+  // One connection over stdin/stdout: the same core the HTTP door opens one per session.
+  const conn = core.open({ incomingCapacity: 256, outgoingCapacity: 1024, maxInFlight: 64 });
+  const { processor, incoming, outgoing } = conn;
 
   // A closed stdout (EPIPE) means the client is gone: stop quietly.
   process.stdout.on('error', () => { stop.abort(); });
@@ -213,18 +182,21 @@ async function serve(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
 
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
-  const reader = runReader(process.stdin, incoming, maxMessageBytes, stop.signal);
-  await processor.run();
+  const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
+  await conn.done;
   outgoing.close();
   await Promise.all([reader, writer]);
-  const s = started.services ? await started.services.catch(() => null) : null;
-  await s?.close();
+  await core.close();
   process.stdin.destroy();
-  if (logStream) await new Promise<void>((resolve) => logStream!.end(resolve));
+  await closeLog(logStream);
   // A write still pending on a pipe nobody reads would keep the process alive for ever; once the
   // writer gave up on stdout (signal + stalled client), everything else is closed and we leave.
   if (stdoutGiveUp.signal.aborted) process.exit(0);
   return 0;
+}
+
+function closeLog(stream: WriteStream | null): Promise<void> {
+  return stream ? new Promise<void>((resolve) => stream.end(resolve)) : Promise.resolve();
 }
 
 main(process.argv.slice(2)).then(

@@ -18,7 +18,8 @@ import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
 export interface ServicesHooks {
-  protocolVersion(): string;
+  /** The revision of the connection serving `ctx`. */
+  protocolVersion(ctx: RequestContext): string;
   progress(ctx: RequestContext, progress: number, total?: number, message?: string): void;
   /** A Roo IPC event arrived (only when the bridge is configured). */
   rooEvent(e: { eventName: string; payload?: unknown[]; taskId?: number }): void;
@@ -94,7 +95,7 @@ export class Services {
     const { compileSchema } = await import('./schema/validate.js');
     this.tools = new ToolRegistry({
       listing, families, compile: compileSchema, toolErrors: this.config.server.tool_errors,
-      protocolVersion: () => this.hooks.protocolVersion(), progress: (ctx, p, t, m) => this.hooks.progress(ctx, p, t, m),
+      protocolVersion: (ctx) => this.hooks.protocolVersion(ctx), progress: (ctx, p, t, m) => this.hooks.progress(ctx, p, t, m),
       strictArguments: this.config.server.strict,
     });
   }

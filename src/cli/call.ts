@@ -2,7 +2,7 @@
 // server or any stdio MCP server, printing text or raw JSON. It never writes to process.stdout.
 
 import { resolve } from 'node:path';
-import { connectStdio, type McpClient } from '../client/client.js';
+import { connectHttp, connectStdio, type McpClient } from '../client/client.js';
 import type { JsonObject } from '../client/connection.js';
 import {
   McpAbortError,
@@ -42,6 +42,8 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
                     $2.list[0].id) is replaced by that field of an earlier result
   --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
                     in the current directory (another project: --server "roo-modes-server --project-root DIR")
+  --url URL         talk to a running server over Streamable HTTP instead (serve --http), e.g.
+                    http://127.0.0.1:3000/mcp; its token comes from ROO_MODES_HTTP_TOKEN
   --sessions-dir DIR  keep the server's sessions in DIR, so a later call can use a session_id from
                     this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set)
   --protocol REV    the protocol revision to speak: 2026-07-28 (stateless: server/discover, then
@@ -69,6 +71,7 @@ interface Parsed {
   script?: string;
   sessionsDir?: string;
   protocol?: string;
+  url?: string;
 }
 
 const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
@@ -145,6 +148,12 @@ function parseArgs(argv: string[]): Parsed {
       case '--sessions-dir':
         parsed.sessionsDir = value();
         break;
+      case '--url': {
+        const url = value();
+        if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url expects an http:// or https:// URL, got "${url}"`);
+        parsed.url = url;
+        break;
+      }
       case '--protocol': {
         const rev = value();
         const known = [...MODERN_VERSIONS, ...[...PROTOCOL_VERSIONS].reverse()];
@@ -269,10 +278,14 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
   try {
     // Each call starts its own server; sessions outlive it only on disk.
     const env = parsed.sessionsDir === undefined ? io.env : { ...io.env, ROO_MODES_SESSIONS_DIR: resolve(parsed.sessionsDir) };
-    client = await connectStdio({
-      command, args, env, signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs,
+    const common = {
+      signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs,
       ...(parsed.protocol === undefined ? {} : { protocolVersion: parsed.protocol }),
-    });
+    };
+    const token = io.env.ROO_MODES_HTTP_TOKEN;
+    client = parsed.url === undefined
+      ? await connectStdio({ command, args, env, ...common })
+      : await connectHttp({ url: parsed.url, ...(token ? { token } : {}), ...common });
     steps ??= [await commandLineStep(parsed, client, signal)];
     const results = new Map<number, JsonObject>();
     let prevLine = 0;

@@ -3,9 +3,10 @@
 
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
 import { META, MODERN_VERSIONS } from '../mcp/eras.js';
-import { Connection, type JsonObject, type NotificationHandler, type RequestOptions } from './connection.js';
+import { Connection, type Channel, type JsonObject, type NotificationHandler, type RequestOptions } from './connection.js';
 import { McpAbortError, McpError, McpProtocolError, UnsupportedProtocolVersionError } from './errors.js';
 import { ServerProcess, type CloseOptions, type CloseResult, type StdioServerParams } from './process.js';
+import { HttpChannel, type HttpServerParams } from './http.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 
 export interface Root {
@@ -13,7 +14,8 @@ export interface Root {
   name?: string;
 }
 
-export interface ConnectOptions extends StdioServerParams {
+/** What connecting needs besides where the server is. */
+export interface HandshakeOptions {
   /**
    * Revision offered in initialize (default 2025-11-25); the answer may be any supported one. A
    * stateless revision (2026-07-28) skips initialize: server/discover must offer it, and every
@@ -61,11 +63,23 @@ export interface Prompt extends JsonObject {
 /** A cursor loop longer than this is a server bug, not a long list. */
 const MAX_PAGES = 10_000;
 
+export interface ConnectOptions extends StdioServerParams, HandshakeOptions {}
+export interface HttpConnectOptions extends HttpServerParams, Omit<HandshakeOptions, 'onStderr'> {}
+
 /** Spawns the server, performs initialize → notifications/initialized, and returns the client. */
 export async function connectStdio(options: ConnectOptions): Promise<McpClient> {
+  if (options.signal?.aborted) throw new McpAbortError('connect', options.signal.reason);
+  return handshake(await ServerProcess.start(options, options.onStderr), options);
+}
+
+/** Talks to a Streamable HTTP endpoint (either era, by protocolVersion); the same handshake as stdio. */
+export async function connectHttp(options: HttpConnectOptions): Promise<McpClient> {
+  if (options.signal?.aborted) throw new McpAbortError('connect', options.signal.reason);
+  return handshake(new HttpChannel(options), options);
+}
+
+async function handshake(proc: Channel, options: HandshakeOptions): Promise<McpClient> {
   const { signal } = options;
-  if (signal?.aborted) throw new McpAbortError('connect', signal.reason);
-  const proc = await ServerProcess.start(options, options.onStderr);
   const conn = new Connection(proc, {
     defaultTimeoutMs: options.requestTimeoutMs ?? 60_000,
     ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
@@ -111,7 +125,7 @@ export async function connectStdio(options: ConnectOptions): Promise<McpClient> 
 }
 
 export class McpClient {
-  readonly #proc: ServerProcess;
+  readonly #proc: Channel;
   readonly #conn: Connection;
   readonly #stopChecks = new Set<() => void>();
   /** The negotiated protocol revision. */
@@ -121,7 +135,7 @@ export class McpClient {
   readonly instructions: string | undefined;
 
   /** Use connectStdio(); the constructor expects a finished handshake. */
-  constructor(proc: ServerProcess, conn: Connection, init: JsonObject, protocolVersion: string) {
+  constructor(proc: Channel, conn: Connection, init: JsonObject, protocolVersion: string) {
     this.#proc = proc;
     this.#conn = conn;
     this.protocolVersion = protocolVersion;

@@ -3,11 +3,22 @@
 
 import { encodeMessage, LineDecoder } from './framing.js';
 import { ClientClosedError, McpAbortError, McpError, McpTimeoutError, ServerExitedError } from './errors.js';
-import type { ServerProcess } from './process.js';
+import type { CloseOptions, CloseResult, ExitInfo } from './process.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 import { depthMessage, MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';
 
 export type JsonObject = Record<string, unknown>;
+
+/** What the peer needs from a transport (a spawned process, or an HTTP endpoint): lines out, lines in, the end. */
+export interface Channel {
+  readonly output: { on(event: 'data', fn: (chunk: Buffer) => void): unknown; on(event: 'end', fn: () => void): unknown };
+  readonly closed: Promise<ExitInfo>;
+  readonly stderrTail: string;
+  readonly pid: number | undefined;
+  /** Sends one framed message; false when the transport is already closed. */
+  write(line: string): boolean;
+  close(options?: CloseOptions): Promise<CloseResult>;
+}
 export type NotificationHandler = (params: JsonObject, method: string) => void;
 /** Answers one server→client request; throw McpError to answer with an error. */
 export type ServerRequestHandler = (params: JsonObject) => JsonObject | Promise<JsonObject>;
@@ -33,7 +44,7 @@ const isId = (v: unknown): v is string | number => typeof v === 'string' || (typ
  * the process ends, every entry left is rejected with the exit status and stderr tail.
  */
 export class Connection {
-  readonly #proc: ServerProcess;
+  readonly #proc: Channel;
   readonly #decoder = new LineDecoder();
   readonly #pending = new Map<number, Pending>();
   readonly #subscribers = new Map<string, Set<NotificationHandler>>();
@@ -45,12 +56,12 @@ export class Connection {
   /** The per-request _meta of a 2026-07-28 connection (version, capabilities, client info); null on legacy ones. */
   envelope: JsonObject | null = null;
 
-  constructor(proc: ServerProcess, options: { defaultTimeoutMs: number; onProtocolError?: (message: string) => void }) {
+  constructor(proc: Channel, options: { defaultTimeoutMs: number; onProtocolError?: (message: string) => void }) {
     this.#proc = proc;
     this.#defaultTimeoutMs = options.defaultTimeoutMs;
     this.#onProtocolError = options.onProtocolError ?? (() => undefined);
-    proc.child.stdout.on('data', (chunk: Buffer) => this.#onLines(this.#decoder.push(chunk)));
-    proc.child.stdout.on('end', () => this.#onLines(this.#decoder.end()));
+    proc.output.on('data', (chunk: Buffer) => this.#onLines(this.#decoder.push(chunk)));
+    proc.output.on('end', () => this.#onLines(this.#decoder.end()));
     void proc.closed.then((exit) => {
       this.#fail(new ServerExitedError(exit.code, exit.signal, proc.stderrTail, 'before answering'));
     });

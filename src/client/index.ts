@@ -1,8 +1,9 @@
-// The public face of the zero-dependency stdio MCP client: re-exports only, no logic of its own.
+// The public face of the zero-dependency MCP client (stdio and Streamable HTTP): re-exports only, no logic of its own.
 // It must never pull in the server pipeline or anything that writes to stdout.
 
-export { connectStdio, McpClient } from './client.js';
-export type { ConnectOptions, HealthCheckOptions, Prompt, Resource, ResourceTemplate, Root, Tool } from './client.js';
+export { connectHttp, connectStdio, McpClient } from './client.js';
+export type { HttpServerParams } from './http.js';
+export type { ConnectOptions, HttpConnectOptions, HealthCheckOptions, Prompt, Resource, ResourceTemplate, Root, Tool } from './client.js';
 export type { JsonObject, NotificationHandler, RequestOptions, ServerRequestHandler } from './connection.js';
 export type { CloseOptions, CloseResult, ExitInfo, StdioServerParams, StopStep } from './process.js';
 export {

@@ -98,6 +98,11 @@ export class ServerProcess {
     return this.child.pid;
   }
 
+  /** The server's stdout, where its messages arrive. */
+  get output(): NodeJS.ReadableStream {
+    return this.child.stdout;
+  }
+
   /** The exit status once the process has gone, else undefined. */
   get exit(): ExitInfo | undefined {
     return this.#exit;

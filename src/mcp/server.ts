@@ -136,7 +136,7 @@ export class McpServer {
       ['subscriptions/listen', (p, ctx) => this.#subscriptions.listen(p, ctx)],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.#setLevel(params)],
-      ['tools/list', async (p) => (await this.#o.listing()).list(p)],
+      ['tools/list', async (p) => (await this.#o.listing()).list(p, this.protocolVersion)],
       ['tools/call', withServices((s, p, ctx) => s.tools.call(p, ctx))],
       ['resources/list', async (p) => (await resources()).list(p)],
       ['resources/templates/list', async (p) => (await resources()).templates(p)],

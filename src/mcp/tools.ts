@@ -6,6 +6,7 @@ import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
 import type { SchemaIssue } from '../schema/validate.js';
 import { atLeast } from './lifecycle.js';
+import { MODERN_VERSIONS } from './eras.js';
 import { paginate } from './pagination.js';
 import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from './tool-types.js';
 
@@ -62,9 +63,8 @@ export class ToolListing {
 
   constructor(readonly specs: ReadonlyMap<string, ToolSpec>, private readonly o: ListingOptions) {}
 
-  /** Entries shaped for the negotiated revision, serialised once per revision. */
-  list(params: Params): PreSerialized {
-    const version = this.o.protocolVersion();
+  /** Entries shaped for the negotiated revision (the caller's connection's, when given), serialised once per revision. */
+  list(params: Params, version = this.o.protocolVersion()): PreSerialized {
     let items = this.#cache.get(version);
     if (!items) {
       items = [...this.specs.values()].map((spec) => JSON.stringify(toolForVersion(spec, version, this.o.toolErrors)));
@@ -87,7 +87,8 @@ export interface ToolRegistryOptions {
   compile: (schema: Record<string, unknown>) => Check;
   families: readonly ToolFamily[];
   toolErrors: 'jsonrpc' | 'result';
-  protocolVersion: () => string;
+  /** The revision of the connection `ctx` belongs to (several connections share one registry over HTTP). */
+  protocolVersion: (ctx: RequestContext) => string;
   progress: (ctx: RequestContext, progress: number, total?: number, message?: string) => void;
   /** Refuse argument keys a tool does not define (server.strict); otherwise they are ignored and named. */
   strictArguments?: boolean;
@@ -144,7 +145,7 @@ export class ToolRegistry {
     if (extra.length > 0) args = Object.fromEntries(Object.entries(args).filter(([k]) => !extra.includes(k)));
     const warnings = extra.map((k) => `ignored the unknown argument ${JSON.stringify(k.length > 100 ? `${k.slice(0, 100)}…` : k)}`);
     const check = entry.check;
-    const version = this.#o.protocolVersion();
+    const version = this.#o.protocolVersion(ctx);
     const failed = (err: unknown): unknown => {
       if (this.#o.toolErrors === 'result' && err instanceof RpcError) return errorResult(err, version);
       throw err;
@@ -153,10 +154,13 @@ export class ToolRegistry {
     try {
       const issues = check(args, 'arguments');
       if (issues.length > 0) {
-        throw new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
+        const invalid = new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
           message: issues.map((i) => i.message).join('; '),
           issues: issues.map((i) => ({ path: i.path, message: i.message })),
         });
+        // 2026-07-28 counts input validation among tool execution errors (isError results the model can act on).
+        if (version >= MODERN_VERSIONS[0]) return errorResult(invalid, version);
+        throw invalid;
       }
       const toolCtx: ToolCallContext = {
         get signal() { return ctx.signal; }, // made on demand: most tools never look at it

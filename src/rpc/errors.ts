@@ -16,6 +16,7 @@ export const ERROR_CODES = {
   TOOL_RESTRICTION_ERROR: -32005,
   FILE_RESTRICTION_ERROR: -32006,
   // Defined by MCP 2026-07-28 (its reserved -32020…-32099 range); only sent in that era.
+  HEADER_MISMATCH: -32020,
   MISSING_REQUIRED_CLIENT_CAPABILITY: -32021,
   UNSUPPORTED_PROTOCOL_VERSION: -32022,
 } as const;
@@ -116,6 +117,10 @@ export class UnsupportedProtocolVersionError extends RpcError {
   constructor(requested: string, supported: readonly string[]) {
     super(ERROR_CODES.UNSUPPORTED_PROTOCOL_VERSION, 'Unsupported protocol version', { supported: [...supported], requested });
   }
+}
+/** Streamable HTTP (2026-07-28): a mirrored header is missing, malformed or disagrees with the body. */
+export class HeaderMismatchError extends RpcError {
+  constructor(message: string, data?: unknown) { super(ERROR_CODES.HEADER_MISMATCH, `Header mismatch: ${message}`, data); }
 }
 /**
  * The session store cannot serve this call: its folder fails (the message names the path and the

@@ -48,7 +48,9 @@ export async function runStatelessSession(t: TestCtx, toolErrors: 'jsonrpc' | 'r
   failedWith(await session.tool('validate_tool_use', { session_id: task.session_id, tool_name: 'browser_action', enforce: true, file_path: '../x' }), -32006, 'file refusal');
   metadataOf(await session.tool('complete_task', { session_id: task.session_id, status: 'completed' }), 'complete_task');
   failedWith(await session.tool('get_mode_info', { mode_slug: 'ghost' }), -32001, 'unknown mode');
-  failedWith(await session.tool('create_task', { mode_slug: 7 }), -32004, 'bad arguments');
+  // 2026-07-28 counts input validation failures among tool execution errors: an isError result.
+  const badArgs = await session.tool('create_task', { mode_slug: 7 });
+  assert.ok(isRecord(badArgs.result) && badArgs.result.isError === true, `bad arguments: ${JSON.stringify(badArgs)}`);
   failedWith(await session.tool('no_such_tool'), -32602, 'unknown tool');
 
   // Per-request logs: a mode-set tool logs at info; only the request that asked hears it.

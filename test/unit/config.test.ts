@@ -19,6 +19,7 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   modesets: { dir: '.task_orchestrator' },
   prompts: { use_agent_rules: true },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
+  http: { host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null },
 };
 
 const NO_ARGS: ParsedArgs = { configFile: null, overrides: {}, help: false, version: false };
@@ -322,4 +323,14 @@ test('refuses config file values of the wrong type or out of range', async (t) =
 test('refuses a bad log level that comes from the file', async (t) => {
   const file = writeConfig(tempDir(t), { logging: { level: 'chatty' } });
   await rejectsConfig(loadConfig(parseServeArgs(['--config', file]), {}, CWD), /"chatty"/);
+});
+
+test('serve --http flags and the token variable fill the http keys', async () => {
+  const args = parseServeArgs(['--http', '--host', '::1', '--port', '0', '--path', '/x', '--insecure-no-auth']);
+  assert.equal(args.http, true);
+  assert.equal(args.insecureNoAuth, true);
+  const config = await loadConfig(args, { ROO_MODES_HTTP_TOKEN: 'from-the-environment-123' }, CWD);
+  assert.deepEqual(config.http, { host: '::1', port: 0, path: '/x', allowed_origins: [], token: 'from-the-environment-123' });
+  assert.throws(() => parseServeArgs(['--port', 'eighty']), /--port must be a port number/);
+  assert.throws(() => parseServeArgs(['--port', '70000']), /--port must be a port number/);
 });

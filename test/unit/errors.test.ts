@@ -7,6 +7,7 @@ import {
   InternalError, ModeNotFoundError, TaskNotFoundError, SessionExpiredError, ValidationError,
   ToolRestrictionError, FileRestrictionError, MissingRequiredClientCapabilityError, UnsupportedProtocolVersionError,
   type ErrorName,
+  HeaderMismatchError,
 } from '../../src/rpc/errors.js';
 
 /** One instance of every class, keyed by the table entry it stands for. */
@@ -22,6 +23,7 @@ const INSTANCES: Record<ErrorName, [className: string, error: RpcError]> = {
   VALIDATION_ERROR: ['ValidationError', new ValidationError('bad')],
   TOOL_RESTRICTION_ERROR: ['ToolRestrictionError', new ToolRestrictionError('no')],
   FILE_RESTRICTION_ERROR: ['FileRestrictionError', new FileRestrictionError('no')],
+  HEADER_MISMATCH: ['HeaderMismatchError', new HeaderMismatchError('Mcp-Method')],
   MISSING_REQUIRED_CLIENT_CAPABILITY: ['MissingRequiredClientCapabilityError', new MissingRequiredClientCapabilityError('no', { roots: {} })],
   UNSUPPORTED_PROTOCOL_VERSION: ['UnsupportedProtocolVersionError', new UnsupportedProtocolVersionError('1900-01-01', ['2026-07-28'])],
 };
@@ -31,7 +33,7 @@ const EXPECTED: Record<ErrorName, number> = {
   PARSE_ERROR: -32700, INVALID_REQUEST: -32600, METHOD_NOT_FOUND: -32601, INVALID_PARAMS: -32602,
   INTERNAL_ERROR: -32603, MODE_NOT_FOUND: -32001, TASK_NOT_FOUND: -32002, SESSION_EXPIRED: -32003,
   VALIDATION_ERROR: -32004, TOOL_RESTRICTION_ERROR: -32005, FILE_RESTRICTION_ERROR: -32006,
-  MISSING_REQUIRED_CLIENT_CAPABILITY: -32021, UNSUPPORTED_PROTOCOL_VERSION: -32022,
+  HEADER_MISMATCH: -32020, MISSING_REQUIRED_CLIENT_CAPABILITY: -32021, UNSUPPORTED_PROTOCOL_VERSION: -32022,
 };
 
 test('the table holds exactly the designed codes', () => {

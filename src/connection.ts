@@ -1,0 +1,115 @@
+// The core both transports share: process-wide services and tool listing, and `open()`, which wires
+// one MCP connection (Lifecycle + McpServer + Processor over two queues). It never touches a socket or stdio.
+import { AsyncQueue } from './pipeline/queue.js';
+import { Processor, type Incoming } from './pipeline/processor.js';
+import type { WireLine } from './pipeline/outbound.js';
+import type { RequestContext, RequestHandler } from './rpc/dispatch.js';
+import { Lifecycle, LATEST_PROTOCOL_VERSION } from './mcp/lifecycle.js';
+import { McpServer } from './mcp/server.js';
+import { ipcEnabled, type ServerConfig } from './config.js';
+import type { LogSink, Logger } from './log.js';
+import type { Services } from './services.js';
+import type { ToolListing } from './mcp/tools.js';
+
+/** One wired connection: the transport feeds `incoming`, drains `outgoing`, and awaits `done`. */
+export interface Connection {
+  readonly lifecycle: Lifecycle;
+  readonly server: McpServer;
+  readonly processor: Processor;
+  readonly incoming: AsyncQueue<Incoming>;
+  /** Serialised messages, each within server.max_message_bytes (the processor sees to it). */
+  readonly outgoing: AsyncQueue<WireLine>;
+  /** Resolves when the incoming queue was closed and every in-flight request has finished. */
+  readonly done: Promise<void>;
+}
+
+export interface OpenOptions {
+  incomingCapacity: number;
+  outgoingCapacity: number;
+  maxInFlight: number;
+  /** After input ends, how long handlers may still run before their signals abort. */
+  shutdownGraceMs?: number;
+}
+
+/**
+ * Services are loaded on first use and shared by every connection (HTTP clients share tool-level
+ * sessions); their hooks reach the connection a request belongs to through its context (`#owner`).
+ */
+export class Core {
+  readonly #live = new Set<Connection & { sink: LogSink }>();
+  /** The connection each running request belongs to (a WeakMap: no async-context tracking cost). */
+  readonly #owner = new WeakMap<RequestContext, Connection>();
+  #services: Promise<Services> | null = null;
+  #listing: Promise<ToolListing> | null = null;
+
+  constructor(readonly config: ServerConfig, readonly version: string, readonly sink: LogSink, readonly log: Logger) {
+    // Each connection has its own view of the sink (its own forward); records reach all of them.
+    sink.forward = (record) => { for (const c of this.#live) c.sink.forward?.(record); };
+  }
+
+  get connections(): number { return this.#live.size; }
+
+  listing(): Promise<ToolListing> {
+    return (this.#listing ??= import('./mcp/tools.js').then(async (m) =>
+      new m.ToolListing(m.offeredSpecs(await m.readToolSpecs(), ipcEnabled(this.config)), {
+        pageSize: this.config.server.page_size, toolErrors: this.config.server.tool_errors,
+        // Only a fallback: McpServer passes its own connection's revision to list().
+        protocolVersion: () => LATEST_PROTOCOL_VERSION,
+      })));
+  }
+
+  services(): Promise<Services> {
+    if (this.#services) return this.#services;
+    this.#services = import('./services.js').then(async ({ Services }) => {
+      const s = new Services(this.config, this.log, {
+        protocolVersion: (ctx) => this.#owner.get(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        progress: (ctx, p, t, m) => this.#owner.get(ctx)?.server.progress(ctx, p, t, m),
+        rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
+      });
+      await s.start(await this.listing(), (e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
+      return s;
+    });
+    this.#services.catch((err: unknown) => { this.log.error('the server could not start its services', err); });
+    return this.#services;
+  }
+
+  /** Wires one connection and starts its processor; it leaves the live set when `done` settles. */
+  open(o: OpenOptions): Connection {
+    const { config } = this;
+    // Both queues are bounded in bytes as well as in count, so a few huge messages hold the
+    // connection back (backpressure) instead of piling up in memory.
+    const maxMessageBytes = config.server.max_message_bytes;
+    const queueBytes = Math.max(2 * maxMessageBytes, 16 * 1024 * 1024);
+    const incoming = new AsyncQueue<Incoming>(o.incomingCapacity, { maxWeight: queueBytes, weigh: (i) => (i.kind === 'value' ? i.bytes ?? 0 : 0) });
+    const outgoing = new AsyncQueue<WireLine>(o.outgoingCapacity, { maxWeight: queueBytes, weigh: (l) => l.length });
+    const lifecycle = new Lifecycle();
+    const sink: LogSink = { level: this.sink.level, write: this.sink.write, forward: null };
+    const server = new McpServer({
+      version: this.version, services: () => this.services(), listing: () => this.listing(),
+      preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log: this.log,
+    });
+    const table = server.methods();
+    const conn = { lifecycle, server, incoming, outgoing, sink } as Connection & { sink: LogSink; processor: Processor; done: Promise<void> };
+    const inConnection = (handler: RequestHandler): RequestHandler => (params, ctx) => { this.#owner.set(ctx, conn); return handler(params, ctx); };
+    const methods = { requests: new Map([...table.requests].map(([m, h]) => [m, inConnection(h)])), notifications: table.notifications };
+    const processor = new Processor({
+      incoming, outgoing, lifecycle, methods, strict: config.server.strict, maxInFlight: o.maxInFlight, log: this.log, maxMessageBytes,
+      ...(o.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: o.shutdownGraceMs }),
+    });
+    server.attach({
+      lifecycle,
+      notify: (method, params) => processor.notify(method, params),
+      requestClient: (method, params, timeoutMs) => processor.requestClient(method, params, timeoutMs),
+    });
+    conn.processor = processor;
+    this.#live.add(conn);
+    conn.done = processor.run().finally(() => { this.#live.delete(conn); });
+    return conn;
+  }
+
+  /** Closes the shared services (persistence flushed) once every connection is done. */
+  async close(): Promise<void> {
+    const s = this.#services ? await this.#services.catch(() => null) : null;
+    await s?.close();
+  }
+}

@@ -1,0 +1,42 @@
+// `serve --http`: checks the bind rule, listens, prints the ready line on stderr, and on SIGTERM
+// drains requests and flushes the shared services. It never writes stdout (nothing reads it here).
+import type { AddressInfo } from 'node:net';
+import type { Core } from '../connection.js';
+import type { ParsedArgs } from '../config.js';
+import { HttpDoor } from './server.js';
+import { bindProblem } from './security.js';
+
+export interface ServeIo { err(text: string): void; closeLog(): Promise<void> }
+
+export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Promise<number> {
+  const { http, server } = core.config;
+  const problem = bindProblem(http.host, http.token, args.insecureNoAuth === true);
+  if (problem) { io.err(`roo-modes-server: ${problem}\n`); return 2; }
+  const door = new HttpDoor(core, {
+    path: http.path, maxBodyBytes: server.max_message_bytes,
+    gate: { bindHost: http.host, allowedOrigins: http.allowed_origins.map((o) => o.replace(/\/$/, '')), token: http.token },
+  });
+  try {
+    await new Promise<void>((resolve, reject) => {
+      door.server.once('error', reject);
+      door.server.listen(http.port, http.host, () => { door.server.off('error', reject); resolve(); });
+    });
+  } catch (err) {
+    io.err(`roo-modes-server: cannot listen on ${http.host}:${http.port}: ${(err as Error).message}\n`);
+    return 2;
+  }
+  const address = door.server.address() as AddressInfo;
+  const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  io.err(`roo-modes-server: listening on http://${shownHost}:${address.port}${http.path}\n`);
+  if (!http.token && args.insecureNoAuth) io.err('roo-modes-server: warning: no token on a non-loopback address (--insecure-no-auth)\n');
+  await new Promise<void>((resolve) => {
+    const onSignal = (): void => { process.off('SIGTERM', onSignal); process.off('SIGINT', onSignal); resolve(); };
+    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', onSignal);
+  });
+  core.log.info('shutting down: draining HTTP requests');
+  await door.drain();
+  await core.close();
+  await io.closeLog();
+  return 0;
+}

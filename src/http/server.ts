@@ -1,0 +1,181 @@
+// The Streamable HTTP door: one endpoint path, security checks on every request, then POST/GET/DELETE
+// routed to a legacy session (2025-11-25) or the stateless runner (2026-07-28). Dispatch, lifecycle
+// and error mapping stay in the shared core (src/connection.ts); this file only frames and delivers.
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Core } from '../connection.js';
+import { ERROR_CODES } from '../rpc/errors.js';
+import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
+import { claimsStateless, MODERN_VERSIONS } from '../mcp/eras.js';
+import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
+import { HTTP_LIMITS } from './limits.js';
+import { checkRequest, type Gate } from './security.js';
+import { LegacySession } from './session.js';
+import { parseEventId } from './sse.js';
+import { refuse, runStateless, statusOf } from './stateless.js';
+import { accepts, BodyTooLarge, header, readBody, sendRpcError } from './wire.js';
+
+export interface HttpOptions { path: string; gate: Gate; maxBodyBytes: number }
+
+/** Request headers a browser client may send (answered on a CORS preflight). */
+const CORS_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
+
+const isModern = (v: string | undefined): boolean => v !== undefined && (MODERN_VERSIONS as readonly string[]).includes(v);
+
+export class HttpDoor {
+  readonly server: Server;
+  readonly #sessions = new Map<string, LegacySession>();
+  /** Open response streams and running stateless requests (capped by HTTP_LIMITS.maxStreams). */
+  readonly #streams = { count: 0 };
+  readonly #inFlight = new Set<Promise<void>>();
+  /** Ends the input of each running stateless request (used at shutdown). */
+  readonly #statelessOpen = new Set<() => void>();
+  #draining = false;
+  readonly #sweeper: NodeJS.Timeout;
+
+  constructor(private readonly core: Core, private readonly o: HttpOptions) {
+    this.server = createServer({ headersTimeout: HTTP_LIMITS.headersTimeoutMs, requestTimeout: HTTP_LIMITS.requestTimeoutMs, keepAliveTimeout: HTTP_LIMITS.keepAliveTimeoutMs }, (req, res) => {
+      const task = this.#handle(req, res).catch((err: unknown) => {
+        this.core.log.error('HTTP request failed', err);
+        if (!res.headersSent) sendRpcError(res, 500, null, ERROR_CODES.INTERNAL_ERROR, 'Internal error');
+        else res.end();
+      });
+      this.#inFlight.add(task);
+      void task.finally(() => this.#inFlight.delete(task));
+    });
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, HTTP_LIMITS.sessionIdleMs)).unref();
+  }
+
+  get sessions(): number { return this.#sessions.size; }
+
+  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = req.url ?? '/';
+    const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
+    const refused = checkRequest(req.headers, this.o.gate, req.method === 'OPTIONS');
+    if (refused) return sendRpcError(res, refused.status, null, ERROR_CODES.INVALID_REQUEST, refused.message, undefined, refused.headers);
+    // The gate accepted this Origin: a browser page there may read our answers and the session id.
+    const origin = req.headers.origin;
+    if (typeof origin === 'string' && origin !== '') {
+      res.setHeader('access-control-allow-origin', origin);
+      res.setHeader('access-control-expose-headers', 'mcp-session-id');
+      res.setHeader('vary', 'Origin');
+    }
+    if (req.method === 'OPTIONS') {
+      res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, DELETE', 'access-control-allow-headers': CORS_HEADERS, 'access-control-max-age': '600' }).end();
+      return;
+    }
+    if (path !== this.o.path) return sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `no MCP endpoint at ${path}; it is ${this.o.path}`);
+    if (this.#draining) return sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, 'the server is shutting down', undefined, { connection: 'close' });
+    switch (req.method) {
+      case 'POST': return this.#post(req, res);
+      case 'GET': return this.#get(req, res);
+      case 'DELETE': return this.#delete(req, res);
+      default: return sendRpcError(res, 405, null, ERROR_CODES.INVALID_REQUEST, `${req.method ?? '?'} is not served; use POST (or GET/DELETE with Mcp-Session-Id)`, undefined, { allow: 'POST, GET, DELETE' });
+    }
+  }
+
+  /** The session named by Mcp-Session-Id; answers 400/404 itself and returns null when there is none. */
+  #session(req: IncomingMessage, res: ServerResponse, id: RequestId | null): LegacySession | null {
+    const sid = header(req, 'mcp-session-id');
+    if (sid === undefined) { sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, 'Bad Request: Mcp-Session-Id header is required (send initialize first)'); return null; }
+    const session = this.#sessions.get(sid);
+    if (!session || session.closed) { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; }
+    const version = header(req, 'mcp-protocol-version');
+    if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
+      sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${PROTOCOL_VERSIONS.join(', ')})`);
+      return null;
+    }
+    return session;
+  }
+
+  async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    let text: string;
+    try { text = await readBody(req, this.o.maxBodyBytes); } catch (err) {
+      if (err instanceof BodyTooLarge) { sendRpcError(res, 413, null, ERROR_CODES.INVALID_REQUEST, `Payload Too Large: ${err.message}`, undefined, { connection: 'close' }); return; }
+      res.destroy();
+      return;
+    }
+    let value: unknown;
+    try { value = JSON.parse(text); } catch (err) {
+      return sendRpcError(res, 400, null, ERROR_CODES.PARSE_ERROR, 'Parse error', (err as Error).message);
+    }
+    if (!isRecord(value)) return sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, 'Invalid Request', Array.isArray(value) ? 'send one JSON-RPC message per POST (batches are not accepted over HTTP)' : 'expected a JSON-RPC message object');
+    const method = typeof value.method === 'string' ? value.method : undefined;
+    const id = typeof value.id === 'string' || typeof value.id === 'number' ? value.id : null;
+    const params = isRecord(value.params) ? value.params as Params : undefined;
+    const want = accepts(req);
+    if (!want.json && !want.sse) return sendRpcError(res, 406, id, ERROR_CODES.INVALID_REQUEST, 'Not Acceptable: accept application/json and text/event-stream');
+    const sid = header(req, 'mcp-session-id');
+    const modern = sid === undefined && method !== undefined && (isModern(header(req, 'mcp-protocol-version')) || (method !== 'initialize' && claimsStateless(method, params)));
+    if (modern) return this.#stateless(req, res, value, method, id, params);
+    if (sid === undefined && method === 'initialize' && id !== null) {
+      if (this.#sessions.size >= HTTP_LIMITS.maxSessions) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many sessions (${HTTP_LIMITS.maxSessions}); end one with DELETE or try later`);
+      const session = new LegacySession(this.core, this.#streams);
+      this.#sessions.set(session.id, session);
+      void session.conn.done.then(() => { this.#sessions.delete(session.id); });
+      return session.request(id, value, res, want, undefined);
+    }
+    const session = this.#session(req, res, id);
+    if (!session) return;
+    if (method !== undefined && id !== null) {
+      if (session.hasPending(id)) return sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, `Invalid Request: request id ${JSON.stringify(id)} is still in flight in this session`);
+      const meta = params && isRecord(params._meta) ? params._meta : undefined;
+      const token = meta?.progressToken;
+      return session.request(id, value, res, want, typeof token === 'string' || typeof token === 'number' ? token : undefined);
+    }
+    await session.feed(value);
+    res.writeHead(202, session.headers).end();
+  }
+
+  #stateless(req: IncomingMessage, res: ServerResponse, value: Record<string, unknown>, method: string, id: RequestId | null, params: Params | undefined): Promise<void> | void {
+    if (id === null) { res.writeHead(202).end(); return; } // no client notification is defined in this era
+    const refusal = refuse(req, method, params);
+    if (refusal) { const status = statusOf(refusal.code); return sendRpcError(res, status === 200 ? 400 : status, id, refusal.code, refusal.message, refusal.data); }
+    if (this.#streams.count >= HTTP_LIMITS.maxStreams) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP_LIMITS.maxStreams}); try later`);
+    this.#streams.count++;
+    return runStateless(this.core, req, res, id, value, this.#statelessOpen).finally(() => { this.#streams.count--; });
+  }
+
+  #get(req: IncomingMessage, res: ServerResponse): void {
+    if (isModern(header(req, 'mcp-protocol-version'))) { res.writeHead(405, { allow: 'POST' }).end(); return; }
+    if (!accepts(req).sse) { sendRpcError(res, 406, null, ERROR_CODES.INVALID_REQUEST, 'Not Acceptable: GET opens a text/event-stream'); return; }
+    const session = this.#session(req, res, null);
+    if (!session) return;
+    if (this.#streams.count >= HTTP_LIMITS.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP_LIMITS.maxStreams}); try later`); return; }
+    const last = header(req, 'last-event-id');
+    const resume = last === undefined ? null : parseEventId(last);
+    if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
+    if (!session.openStream(res, resume)) sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `no stream to resume for Last-Event-ID ${JSON.stringify(last)} (it ended too long ago)`);
+  }
+
+  async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (isModern(header(req, 'mcp-protocol-version')) && header(req, 'mcp-session-id') === undefined) { res.writeHead(405, { allow: 'POST' }).end(); return; }
+    const session = this.#session(req, res, null);
+    if (!session) return;
+    this.#sessions.delete(session.id);
+    res.writeHead(200).end();
+    await session.close();
+  }
+
+  #sweep(): void {
+    const old = Date.now() - HTTP_LIMITS.sessionIdleMs;
+    for (const s of this.#sessions.values()) {
+      if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
+    }
+  }
+
+  /** Stops taking requests, lets in-flight ones finish (bounded by the grace), ends every session. */
+  async drain(): Promise<void> {
+    this.#draining = true;
+    clearInterval(this.#sweeper);
+    const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    this.server.closeIdleConnections();
+    for (const end of this.#statelessOpen) end();
+    await Promise.all([...this.#sessions.values()].map((s) => s.close()));
+    this.#sessions.clear();
+    const grace = setTimeout(() => this.server.closeAllConnections(), HTTP_LIMITS.drainGraceMs + 1000);
+    await Promise.all(this.#inFlight);
+    clearTimeout(grace);
+    this.server.closeAllConnections();
+    await closed;
+  }
+}

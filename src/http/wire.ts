@@ -1,0 +1,86 @@
+// HTTP framing helpers shared by both eras: reading a bounded body, answering with JSON, and
+// telling what an outgoing message is (answer, notification, server request). Never dispatches.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { WireLine } from '../pipeline/outbound.js';
+import { isRecord, type RequestId } from '../rpc/jsonrpc.js';
+
+export class BodyTooLarge extends Error {
+  constructor(readonly limit: number) { super(`request body exceeds ${limit} bytes (server.max_message_bytes)`); }
+}
+
+/** The body as text, at most `limit` bytes (413 material otherwise); rejects if the client goes away. */
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge(limit));
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > limit) { req.removeAllListeners('data'); req.resume(); reject(new BodyTooLarge(limit)); return; }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+    req.on('aborted', () => reject(new Error('request aborted')));
+  });
+}
+
+/** One complete JSON answer. */
+export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) { res.end(); return; }
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
+  res.end(body);
+}
+
+/** A JSON-RPC error as an HTTP answer (id null when the request had none or could not be read). */
+export function sendRpcError(res: ServerResponse, status: number, id: RequestId | null, code: number, message: string, data?: unknown, headers: Record<string, string> = {}): void {
+  const error = data === undefined ? { code, message } : { code, message, data };
+  sendJson(res, status, JSON.stringify({ jsonrpc: '2.0', id, error }), headers);
+}
+
+/** What the router needs to know about one outgoing message. */
+export interface Described {
+  text: string;
+  /** An answer to the client's request with this id. */
+  answerTo?: RequestId;
+  /** A notification (method set, no id) or a server→client request (method and id). */
+  method?: string;
+  progressToken?: string | number;
+  /** Error code of an answer, for the HTTP status of the stateless era. */
+  errorCode?: number;
+}
+
+const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(result|error)":/;
+
+/** Reads what routing needs off one serialised line: a successful answer by its head alone. */
+export function describe(text: WireLine): Described {
+  const head = ANSWER_HEAD.exec(text);
+  if (head && head[2] === 'result') return { text, answerTo: JSON.parse(head[1]!) as RequestId };
+  const value: unknown = JSON.parse(text);
+  const out: Described = { text };
+  if (!isRecord(value)) return out;
+  if (typeof value.method === 'string') {
+    out.method = value.method;
+    const token = isRecord(value.params) ? value.params.progressToken : undefined;
+    if (typeof token === 'string' || typeof token === 'number') out.progressToken = token;
+    return out;
+  }
+  if (typeof value.id === 'string' || typeof value.id === 'number') out.answerTo = value.id;
+  if (isRecord(value.error) && typeof value.error.code === 'number') out.errorCode = value.error.code;
+  return out;
+}
+
+/** What the client accepts: JSON answers, SSE streams (a missing Accept means both). */
+export function accepts(req: IncomingMessage): { json: boolean; sse: boolean } {
+  const a = req.headers.accept;
+  if (typeof a !== 'string' || a.trim() === '') return { json: true, sse: true };
+  const any = a.includes('*/*');
+  return { json: any || a.includes('application/json'), sse: any || a.includes('text/event-stream') };
+}
+
+/** A header's single value, trimmed (repeated headers are joined by Node with ", "). */
+export function header(req: IncomingMessage, name: string): string | undefined {
+  const v = req.headers[name];
+  return typeof v === 'string' ? v.trim() : undefined;
+}
