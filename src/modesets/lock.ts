@@ -22,9 +22,14 @@ export class ModesetLock {
     this.#pollMs = opts.pollMs ?? 25;
   }
 
-  /** Runs `fn` while holding both the in-process turn and the lock file at `lockPath`. */
-  run<T>(lockPath: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+  /**
+   * Runs `fn` while holding both the in-process turn and the lock file at `lockPath`. `prepare`
+   * (e.g. creating the lock's folder) runs inside the turn: anything awaited before joining the
+   * chain could finish out of order and let a later call overtake an earlier one.
+   */
+  run<T>(lockPath: string, fn: () => Promise<T>, signal?: AbortSignal, prepare?: () => Promise<void>): Promise<T> {
     const turn = this.#tail.then(async () => {
+      await prepare?.();
       const held = await this.#acquire(lockPath, signal); // gives up at once when already aborted
       try {
         return await fn();

@@ -44,10 +44,8 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
   const now = deps.now ?? (() => new Date());
   const paths = (): ModesetPaths => new ModesetPaths(deps.projectRoot(), deps.modesetsDir, deps.configDir);
   /** Every operation that writes runs here: one at a time, in this process and across processes. */
-  const locked = async <T>(p: ModesetPaths, signal: AbortSignal, fn: () => Promise<T>): Promise<T> => {
-    await p.ensureDir(p.base);
-    return lock.run(p.lock, fn, signal);
-  };
+  const locked = <T>(p: ModesetPaths, signal: AbortSignal, fn: () => Promise<T>): Promise<T> =>
+    lock.run(p.lock, fn, signal, () => p.ensureDir(p.base));
   // The report reads null as "none" (.roomodes, no backup); the metadata leaves such fields out.
   const result = (tool: string, out: Record<string, unknown>): ToolResult => {
     const full = withSeedFields(tool, out);

@@ -110,6 +110,25 @@ test('the lock serialises operations in order and takes over a lock left by a de
   assert.deepEqual((await readdir(p.sets)).filter((n) => n.includes('lock')), [], 'the lock file is removed afterwards');
 });
 
+test('calls run in the order they were made even when their preparation finishes in reverse', async (t) => {
+  const p = await makeProject();
+  t.after(() => p.cleanup());
+  const { mkdir } = await import('node:fs/promises');
+  const lockPath = join(p.sets, '.modesets.lock');
+  const lock = new ModesetLock({ timeoutMs: 2000 });
+  const order: string[] = [];
+  let releaseFirst!: () => void;
+  const firstPrepared = new Promise<void>((r) => { releaseFirst = r; });
+  // The first call's preparation (creating the lock's folder) is slow, the second's instant: the
+  // second must still wait its turn (a folder created before joining the queue let it overtake).
+  const first = lock.run(lockPath, async () => { order.push('first'); }, undefined, async () => { await firstPrepared; await mkdir(p.sets, { recursive: true }); });
+  const second = lock.run(lockPath, async () => { order.push('second'); }, undefined, async () => { await mkdir(p.sets, { recursive: true }); });
+  await new Promise<void>((r) => setImmediate(r));
+  releaseFirst();
+  await Promise.all([first, second]);
+  assert.deepEqual(order, ['first', 'second']);
+});
+
 test('the lock waits for a live holder and gives up with -32004 after its timeout', async (t) => {
   const p = await makeProject();
   t.after(() => p.cleanup());
