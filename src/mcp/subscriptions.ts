@@ -5,7 +5,7 @@ import { InvalidParamsError, InvalidRequestError } from '../rpc/errors.js';
 import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import type { RequestContext } from '../rpc/dispatch.js';
 import { META, ROO_EVENTS_EXTENSION, requireExtension } from './eras.js';
-import { affectedUris, isModeUri } from './resources.js';
+import { affectedUris, isModeUri } from './mode-uris.js';
 
 /** What one stream agreed to deliver (the acknowledged filter). */
 interface Filter {
