@@ -215,8 +215,8 @@ export class SessionStore {
     let seen = 0;
     let sliceStart = performance.now();
     const suspects: string[] = [];
-    for (const [id, last] of this.#sessions.lastAccesses()) {
-      if (now - last >= this.#timeoutMs) {
+    for (const id of this.#sessions.walk((last) => now - last >= this.#timeoutMs)) {
+      if (id !== null) {
         if (this.#files === null) {
           this.#forget(id);
           removed++;
