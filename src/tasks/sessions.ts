@@ -8,6 +8,7 @@ import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
   type FinalState, type SessionRecord, type SessionView,
 } from './task.js';
+import { SessionTable } from './table.js';
 import { Tombstones } from './tombstones.js';
 
 // Ordering: every operation on one session runs in that session's promise chain, so operations
@@ -40,7 +41,7 @@ const isGone = (err: unknown): boolean => err instanceof TaskNotFoundError || er
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T } | Promise<{ next: SessionRecord | null; out: T }>;
 
 export class SessionStore {
-  readonly #sessions = new Map<string, SessionRecord>();
+  readonly #sessions = new SessionTable();
   readonly #tombstones: Tombstones;
   readonly #files: SessionFiles | null;
   readonly #queues = new Map<string, Promise<void>>();
@@ -214,8 +215,8 @@ export class SessionStore {
     let seen = 0;
     let sliceStart = performance.now();
     const suspects: string[] = [];
-    for (const [id, rec] of this.#sessions) {
-      if (this.#expired(rec, now)) {
+    for (const id of this.#sessions.walk((last) => now - last >= this.#timeoutMs)) {
+      if (id !== null) {
         if (this.#files === null) {
           this.#forget(id);
           removed++;
@@ -304,6 +305,7 @@ export class SessionStore {
   async #access(id: string, now: number): Promise<SessionRecord> {
     const rec = await this.#load(id, now);
     rec.lastAccessed = now;
+    this.#sessions.touch(id, now);
     await this.#files?.touch(id, now);
     return rec;
   }
@@ -328,7 +330,10 @@ export class SessionStore {
       const release = this.#files === null ? null : await this.#files.lock(id);
       try {
         const rec = await this.#load(id, now);
-        if (refresh) rec.lastAccessed = now;
+        if (refresh) {
+          rec.lastAccessed = now;
+          this.#sessions.touch(id, now);
+        }
         let step: { next: SessionRecord | null; out: T };
         try {
           step = await change(rec);

@@ -1,0 +1,213 @@
+// Owns the in-memory form of the live sessions: fresh sessions (an active task with at most its
+// initial message and no relatives) packed into columns, whole records for the rest. Never decides
+// expiry, orders operations, validates input or does I/O: src/tasks/sessions.ts does all of that.
+import { makeSession, makeTask, TASK_ID_PATTERN, type SessionRecord, type TaskRecord } from './task.js';
+
+// Why columns: a session kept as two record objects, two id strings and two boxed timestamps cost
+// ~400 bytes of heap; most sessions are created once and never changed. A packed slot costs one
+// map entry keyed by a small integer, NUMS doubles in one unboxed array (V8 keeps an all-number
+// array as raw doubles) and one reference (the initial message, or the whole record when the
+// session is not in the packed shape). Everything stays on the V8 heap, so heap figures count it.
+// Ids are 96 random bits, kept as two 48-bit halves (exact in a double); the map's key is the top
+// 28 bits of the session id (a V8 small integer on every build) and a key shared by several
+// sessions holds the list of their slots, each checked against the full id.
+const NUMS = 7; // created at, last accessed, task id high half, low half, mode index, session id high half, low half
+const HALF = 12; // hex digits per 48-bit half of an id
+const TASK_HEAD = 'task_'.length;
+const SES_HEAD = 'ses_'.length;
+const KEY_DIGITS = 7; // 28 bits: a small integer in V8 on every build
+const KEY_UNIT = 16 ** (HALF - KEY_DIGITS);
+const FREE = -1; // the session-id high half of a free slot: matches no id
+const MAX_MODES = 0xffff;
+
+/** True when the record carries nothing the packed form cannot give back exactly. */
+function packable(rec: SessionRecord): boolean {
+  const t = rec.task;
+  return rec.parentSession === undefined && rec.childSessions === undefined && t.state === 'active'
+    && t.completedAt === undefined && t.parentId === undefined && t.children === undefined
+    && (t.messages === undefined || typeof t.messages === 'string') && t.history === undefined
+    && t.metadata === undefined && t.result === undefined && TASK_ID_PATTERN.test(t.id);
+}
+
+// Ids are rebuilt in one scratch buffer: one flat string per id, no number formatting.
+const scratch = Buffer.allocUnsafeSlow(TASK_HEAD + 2 * HALF);
+
+/** `prefix` + the two halves as 24 lowercase hex digits. */
+function idText(prefix: 'ses_' | 'task_', hi: number, lo: number): string {
+  const bytes = HALF / 2;
+  scratch.writeUIntBE(hi, 0, bytes);
+  scratch.writeUIntBE(lo, bytes, bytes);
+  return prefix + scratch.toString('hex', 0, 2 * bytes);
+}
+
+// What parseId read last (module scratch: no array per lookup).
+let parsedKey = 0;
+let parsedHi = 0;
+let parsedLo = 0;
+
+/**
+ * Reads a session id into parsedKey/parsedHi/parsedLo in one pass; false unless it is exactly
+ * `ses_` + 24 lowercase hex (the same rule as SESSION_ID_PATTERN, without a regex and two parses).
+ */
+function parseId(id: string): boolean {
+  if (id.length !== SES_HEAD + 2 * HALF || !id.startsWith('ses_')) return false;
+  let key = 0;
+  let hi = 0;
+  let lo = 0;
+  for (let i = 0; i < 2 * HALF; i++) {
+    const c = id.charCodeAt(SES_HEAD + i);
+    const digit = c >= 48 && c <= 57 ? c - 48 : c >= 97 && c <= 102 ? c - 87 : -1; // 0-9, a-f
+    if (digit < 0) return false;
+    if (i < KEY_DIGITS) key = (key << 4) | digit;
+    if (i < HALF) hi = hi * 16 + digit;
+    else lo = lo * 16 + digit;
+  }
+  parsedKey = key;
+  parsedHi = hi;
+  parsedLo = lo;
+  return true;
+}
+
+export class SessionTable {
+  readonly #slots = new Map<number, number | number[]>();
+  #size = 0;
+  // The last id found and its slot: an access looks a session up, then records the access.
+  #recentId: string | undefined;
+  #recentSlot = 0;
+  /** NUMS numbers per slot; only ever numbers, so V8 stores them unboxed. */
+  readonly #nums: number[] = [];
+  /** Per slot: the initial message (packed), the whole record (not packed) or undefined. */
+  readonly #refs: (string | SessionRecord | undefined)[] = [];
+  readonly #free: number[] = [];
+  readonly #modeIndex = new Map<string, number>();
+  readonly #modeNames: string[] = [];
+
+  get size(): number { return this.#size; }
+
+  has(id: string): boolean { return this.#find(id) !== undefined; }
+
+  /** A fresh copy of the record: changing it changes nothing here (use touch or set). */
+  get(id: string): SessionRecord | undefined {
+    const slot = this.#find(id);
+    if (slot === undefined) return undefined;
+    const n = this.#nums;
+    const at = slot * NUMS;
+    const ref = this.#refs[slot];
+    if (typeof ref === 'object') return makeSession({ ...ref, lastAccessed: n[at + 1]! });
+    const task: TaskRecord = makeTask({
+      id: idText('task_', n[at + 2]!, n[at + 3]!), mode: this.#modeNames[n[at + 4]!]!, state: 'active',
+      createdAt: n[at]!, completedAt: undefined, parentId: undefined, children: undefined, messages: ref,
+      history: undefined, metadata: undefined, result: undefined,
+    });
+    return makeSession({ id, task, lastAccessed: n[at + 1]!, parentSession: undefined, childSessions: undefined });
+  }
+
+  /** Adds or replaces a session; `id` must be `ses_` + 24 lowercase hex (the store checks first). */
+  set(id: string, rec: SessionRecord): void {
+    if (!parseId(id)) throw new TypeError(`not a session id: ${JSON.stringify(id.slice(0, 100))}`);
+    const key = parsedKey;
+    const hi = parsedHi;
+    const lo = parsedLo;
+    let slot = this.#locate(key, hi, lo);
+    const n = this.#nums;
+    if (slot === undefined) {
+      slot = this.#free.pop() ?? this.#refs.length;
+      if (slot === this.#refs.length) {
+        for (let i = 0; i < NUMS; i++) n.push(0); // appended in order: never a hole
+        this.#refs.push(undefined);
+      }
+      n[slot * NUMS + 5] = hi;
+      n[slot * NUMS + 6] = lo;
+      const held = this.#slots.get(key);
+      this.#slots.set(key, held === undefined ? slot : typeof held === 'number' ? [held, slot] : [...held, slot]);
+      this.#size++;
+      this.#recentId = id;
+      this.#recentSlot = slot;
+    }
+    const at = slot * NUMS;
+    n[at + 1] = rec.lastAccessed;
+    const mode = packable(rec) ? this.#intern(rec.task.mode) : -1;
+    if (mode < 0) {
+      this.#refs[slot] = rec;
+      return;
+    }
+    const t = rec.task;
+    n[at] = t.createdAt;
+    n[at + 2] = Number.parseInt(t.id.slice(TASK_HEAD, TASK_HEAD + HALF), 16);
+    n[at + 3] = Number.parseInt(t.id.slice(TASK_HEAD + HALF), 16);
+    n[at + 4] = mode;
+    this.#refs[slot] = t.messages as string | undefined;
+  }
+
+  /** Records an access; false when the id is not here. */
+  touch(id: string, at: number): boolean {
+    const slot = this.#find(id);
+    if (slot === undefined) return false;
+    this.#nums[slot * NUMS + 1] = at;
+    return true;
+  }
+
+  delete(id: string): boolean {
+    const slot = this.#find(id);
+    if (slot === undefined) return false;
+    const key = Math.floor(this.#nums[slot * NUMS + 5]! / KEY_UNIT); // the top digits of the high half
+    const held = this.#slots.get(key)!;
+    const rest = typeof held === 'number' ? [] : held.filter((s) => s !== slot);
+    if (rest.length === 0) this.#slots.delete(key);
+    else this.#slots.set(key, rest.length === 1 ? rest[0]! : rest);
+    this.#nums[slot * NUMS + 5] = FREE;
+    this.#recentId = undefined;
+    this.#refs[slot] = undefined; // the message or record is garbage from here
+    this.#free.push(slot);
+    this.#size--;
+    return true;
+  }
+
+  /**
+   * Visits every session about in insertion order, yielding its id when `stale(last access)` holds
+   * and null otherwise (so a long walk can still be sliced); deleting during the walk is allowed.
+   */
+  *walk(stale: (lastAccessed: number) => boolean): Generator<string | null> {
+    for (const held of this.#slots.values()) {
+      if (typeof held === 'number') yield this.#ifStale(held, stale);
+      else for (const slot of [...held]) yield this.#ifStale(slot, stale);
+    }
+  }
+
+  #ifStale(slot: number, stale: (lastAccessed: number) => boolean): string | null {
+    const at = slot * NUMS;
+    const n = this.#nums;
+    // A slot freed by a deletion during the walk is skipped.
+    return n[at + 5] !== FREE && stale(n[at + 1]!) ? idText('ses_', n[at + 5]!, n[at + 6]!) : null;
+  }
+
+  /** The slot holding `id`, if any. */
+  #find(id: string): number | undefined {
+    if (id === this.#recentId) return this.#recentSlot;
+    const slot = parseId(id) ? this.#locate(parsedKey, parsedHi, parsedLo) : undefined;
+    if (slot !== undefined) {
+      this.#recentId = id;
+      this.#recentSlot = slot;
+    }
+    return slot;
+  }
+
+  #locate(key: number, hi: number, lo: number): number | undefined {
+    const held = this.#slots.get(key);
+    if (held === undefined) return undefined;
+    const n = this.#nums;
+    if (typeof held === 'number') return n[held * NUMS + 5] === hi && n[held * NUMS + 6] === lo ? held : undefined;
+    return held.find((slot) => n[slot * NUMS + 5] === hi && n[slot * NUMS + 6] === lo);
+  }
+
+  /** The mode's index, or -1 when the table of names is full (the record is then kept whole). */
+  #intern(mode: string): number {
+    let i = this.#modeIndex.get(mode);
+    if (i === undefined) {
+      if (this.#modeNames.length >= MAX_MODES) return -1;
+      i = this.#modeNames.push(mode) - 1;
+      this.#modeIndex.set(mode, i);
+    }
+    return i;
+  }
+}
