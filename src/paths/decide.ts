@@ -1,6 +1,6 @@
 // The one path decision: read the client's text, resolve it as a write would, confine it to the
 // project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
-import { type FsView, locate } from './resolve.js';
+import { type FsView, locate, walk, type Walk } from './resolve.js';
 import { absoluteText, climbsAfterName, lexical, parseClientPath, relativeText, splitParts, startsWithParts } from './text.js';
 
 export interface PathRules {
@@ -57,7 +57,9 @@ export async function decidePath(raw: string, rules: PathRules, fs: FsView): Pro
 
   // The root and the path are resolved at once; a path under the root as configured resolves the
   // same as under its real location, since the kernel (and walk) follow the root's own links.
-  const rootWalk = locate(rootParts, fs);
+  // The trailing `.` makes the root resolve only when it is a folder (realpath(3) says ENOTDIR for
+  // `file/.`, and walk refuses it), so a path can then be walked on from the real root (below).
+  const rootWalk = locate([...rootParts, '.'], fs);
   if (nameParts === null && absolute) {
     // An absolute name may spell the root's real location instead of the configured one.
     const realRoot = await rootWalk;
@@ -71,11 +73,18 @@ export async function decidePath(raw: string, rules: PathRules, fs: FsView): Pro
   // The walks: as normalised (what path.resolve-based tools write), and as written when they may
   // differ. A trailing separator (kept as a final `.`) still demands a folder after normalisation.
   const folder = parts[parts.length - 1] === '.' ? ['.'] : [];
-  const plans: (readonly string[])[] = [[...(nameParts !== null ? [...rootParts, ...nameParts] : norm.parts), ...folder]];
-  if (climbsAfterName(parts)) plans.push([...(absolute ? [] : rootParts), ...parts]);
-  const [rootResult, ...reals] = await Promise.all([rootWalk, ...plans.map((plan) => locate(plan, fs))]);
-  const realRoot = rootResult!;
+  // A path under an existing root is walked on from the root's real location: the kernel follows
+  // the root's own links first, so the result is the same, and the components of the root (which
+  // its realpath just examined) are not asked about again. Below the root only its own components
+  // are looked up, and nothing past the first missing one (a realpath of a path that does not exist
+  // yet, the common case for a write, costs an exception and then the whole walk anyway).
+  const realRoot = await rootWalk;
   if (!realRoot.ok) return { allowed: false, refusal: 'unresolvable', problem: `the project root cannot be followed: ${realRoot.problem}` };
+  const fromRealRoot = realRoot.exists;
+  const under = (rest: readonly string[]): Promise<Walk> => (fromRealRoot ? walk(realRoot.parts, rest, fs) : locate([...rootParts, ...rest], fs));
+  const plans: Promise<Walk>[] = [nameParts !== null ? under([...nameParts, ...folder]) : locate([...norm.parts, ...folder], fs)];
+  if (climbsAfterName(parts)) plans.push(absolute ? locate(parts, fs) : under(parts));
+  const reals = await Promise.all(plans);
   const targets: string[] = [];
   for (const real of reals) {
     if (!real.ok) return { allowed: false, refusal: 'unresolvable', name, problem: `"${raw}" cannot be followed: ${real.problem}` };

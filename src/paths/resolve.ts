@@ -20,8 +20,6 @@ export interface FsView {
 
 /** Linux gives up (ELOOP) after following this many links in one lookup; so do we. */
 export const MAX_LINK_HOPS = 40;
-/** Folders asked for ahead of the walk: deeper real trees are rare, and a hostile a/a/a/… must not flood the thread pool. */
-const PREFETCH_DEPTH = 32;
 
 export type Walk =
   | { ok: true; parts: string[]; exists: boolean }
@@ -82,15 +80,13 @@ export async function walk(start: readonly string[], parts: readonly string[], f
 
 /**
  * Resolves absolute `parts`: through the view's realpath when it has one and the path exists,
- * else by walk, after asking for every plain prefix at once (one round trip rather than one per folder).
+ * else by walk. Nothing is asked ahead of the walk: the live view answers synchronously, so a
+ * lookup asked early saves no round trip, and one past a missing folder would be a wasted call.
  */
 export async function locate(parts: readonly string[], fs: FsView): Promise<Walk> {
   if (fs.realpath) {
     const real = await fs.realpath(absoluteText(parts));
     if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
-  }
-  for (let i = 1; i <= Math.min(parts.length, PREFETCH_DEPTH) && parts[i - 1] !== '..' && parts[i - 1] !== '.'; i++) {
-    fs.entry(absoluteText(parts.slice(0, i))).catch(() => undefined); // the walk meets any failure itself
   }
   return walk([], parts, fs);
 }

@@ -45,7 +45,13 @@ export async function runWriter(outgoing: AsyncQueue<WireLine>, output: Writable
   if (!broken && output.writableNeedDrain) await waitDrain(output);
 }
 
-/** The lines, each followed by a newline, in one buffer. */
+/**
+ * The lines, each followed by a newline, in one buffer. Each line is encoded on its own into a
+ * buffer sized for the worst case (3 bytes per UTF-16 unit) and the result is the part written:
+ * joining the lines first would turn a batch of ASCII answers (cached ones are kept ASCII) into a
+ * two-byte string as soon as one fresh answer carries an emoji, and the whole batch would then be
+ * transcoded the slow way (22% of a throughput profile). Unused room is never touched.
+ */
 export function toBuffer(first: WireLine, rest: readonly WireLine[]): Buffer {
   if (rest.length === 0 && first.length >= MAX_BATCH_UNITS) {
     const size = Buffer.byteLength(first, 'utf8');
@@ -54,9 +60,16 @@ export function toBuffer(first: WireLine, rest: readonly WireLine[]): Buffer {
     buf[size] = NEWLINE;
     return buf;
   }
-  let text = `${first}\n`;
-  for (const line of rest) text += `${line}\n`;
-  return Buffer.from(text, 'utf8');
+  let bound = first.length * 3 + 1;
+  for (const line of rest) bound += line.length * 3 + 1;
+  const buf = Buffer.allocUnsafe(bound);
+  let at = buf.write(first, 0);
+  buf[at++] = NEWLINE;
+  for (const line of rest) {
+    at += buf.write(line, at);
+    buf[at++] = NEWLINE;
+  }
+  return buf.subarray(0, at);
 }
 
 function waitDrain(output: Writable): Promise<void> {

@@ -84,11 +84,23 @@ test('no file system is consulted when nothing needs it (confinement off, no pat
 test('one decision asks about each path once, and only about the root and the path', async () => {
   const fs = fakeFs(TREE);
   await decidePath('docs/new/b.md', { root: '/p', confine: true, pattern: /\.md$/ }, onceEach(fs));
-  // Every prefix is asked for at once (one round trip), even past the first missing folder.
-  assert.deepEqual([...fs.asked].sort(), ['/p', '/p/docs', '/p/docs/new', '/p/docs/new/b.md']);
+  // The root, then the path walked on from it, and nothing past the first missing folder.
+  assert.deepEqual(fs.asked, ['/p', '/p/docs', '/p/docs/new']);
   const raw = fakeFs(TREE);
   await decidePath('indir/../docs/a.md', { root: '/p', confine: true, pattern: null }, onceEach(raw));
   assert.equal(new Set(raw.asked).size, raw.asked.length, `asked twice: ${raw.asked.join(', ')}`);
+});
+
+test('a project root that is a file is never walked into, by either route', async () => {
+  // Paths are walked on from the root's real location only once it is known to be a folder.
+  const rules: PathRules = { root: '/p/src.ts', confine: true, pattern: null };
+  for (const raw of ['x.md', '.', 'a/b']) {
+    for (const realpath of [false, true]) {
+      const d = await decidePath(raw, rules, fakeFs(TREE, { realpath }));
+      assert.equal(summary(d), 'unresolvable', `${raw} (realpath ${realpath}): ${JSON.stringify(d)}`);
+      assert.match(d.allowed ? '' : d.problem, /src\.ts is a file, not a folder/);
+    }
+  }
 });
 
 test('a 2,048-folder path costs a bounded number of lookups', async () => {
