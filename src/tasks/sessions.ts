@@ -8,6 +8,7 @@ import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
   type FinalState, type SessionRecord, type SessionView,
 } from './task.js';
+import { KeyedChains } from './chains.js';
 import { SessionTable } from './table.js';
 import { Tombstones } from './tombstones.js';
 
@@ -44,8 +45,7 @@ export class SessionStore {
   readonly #sessions = new SessionTable();
   readonly #tombstones: Tombstones;
   readonly #files: SessionFiles | null;
-  readonly #queues = new Map<string, Promise<void>>();
-  readonly #pending = new Set<Promise<void>>();
+  readonly #chains = new KeyedChains();
   readonly #timeoutMs: number;
   readonly #timeoutSeconds: number;
   readonly #cleanupMs: number;
@@ -251,7 +251,7 @@ export class SessionStore {
   size(): number { return this.#sessions.size; }
 
   async flush(): Promise<void> {
-    while (this.#pending.size > 0) await Promise.all([...this.#pending]);
+    await this.#chains.idle();
     await this.#files?.flush();
   }
 
@@ -352,16 +352,5 @@ export class SessionStore {
   }
 
   /** Runs `fn` after every earlier operation on the same session has settled. */
-  #exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> {
-    const prev = this.#queues.get(id);
-    const run = prev === undefined ? fn() : prev.then(fn);
-    const tail = run.then(() => {}, () => {});
-    this.#queues.set(id, tail);
-    this.#pending.add(tail);
-    void tail.then(() => {
-      this.#pending.delete(tail);
-      if (this.#queues.get(id) === tail) this.#queues.delete(id);
-    });
-    return run;
-  }
+  #exclusive<T>(id: string, fn: () => Promise<T>): Promise<T> { return this.#chains.run(id, fn); }
 }
