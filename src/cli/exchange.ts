@@ -11,6 +11,7 @@ import { importSummary } from '../mcp/exchange-tools.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { RpcError } from '../rpc/errors.js';
 import { parseModeArgs, type CliIo, type ModeArgs } from './modes.js';
+import { readFlags } from './flags.js';
 
 const EXPORT_USAGE = `Usage: roo-modes-server export-mode SLUG [--out FILE] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
 
@@ -33,26 +34,9 @@ large files refuse the import.
   --json        print the report as JSON
 `;
 
-/** Takes this command's own flags out of argv; the shared ones are left for parseModeArgs. */
-function takeFlags(argv: readonly string[], flags: readonly string[], valued: readonly string[]): { own: Map<string, string | true>; rest: string[] } | string {
-  const own = new Map<string, string | true>();
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const name = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (valued.includes(name)) {
-      const value = name === arg ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined || value === '') return `${name} needs a value`;
-      own.set(name, value);
-    } else if (flags.includes(arg)) own.set(arg, true);
-    else rest.push(arg);
-  }
-  return { own, rest };
-}
-
 function parse(cmd: string, argv: string[], io: CliIo, flags: string[], valued: string[]): { args: ModeArgs; own: Map<string, string | true> } | number {
-  const taken = takeFlags(argv, flags, valued);
+  // This command's own flags first; the shared ones are left for parseModeArgs.
+  const taken = readFlags(argv, flags, valued);
   const args = typeof taken === 'string' ? taken : parseModeArgs(taken.rest, io.env, false);
   if (typeof args === 'string') {
     io.err(`${cmd}: ${args} (see roo-modes-server ${cmd} --help)\n`);

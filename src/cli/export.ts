@@ -1,6 +1,5 @@
 // `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo`: writes the modes in force
 // as the other agent's files and reports what could not be carried over. Never overwrites unasked.
-import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { mkdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
@@ -14,6 +13,7 @@ import { vscodeAgent } from '../export/vscode.js';
 import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
 import { SETTINGS_FILE, mergeHooks } from '../export/settings.js';
+import { expandHome, readFlags } from './flags.js';
 
 export interface ExportIo {
   out(text: string): void;
@@ -61,40 +61,21 @@ interface ExportArgs {
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs | string {
-  const a: ExportArgs = { help: false, modes: [], force: false, dryRun: false, lossy: false, settings: false };
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    const eq = token.indexOf('=');
-    const flag = token.startsWith('--') && eq > 0 ? token.slice(0, eq) : token;
-    const value = (): string | null => {
-      const v = flag !== token ? token.slice(eq + 1) : argv[++i];
-      return v === undefined || v === '' ? null : v;
-    };
-    const flags = new Map<string, () => void>([
-      ['-h', () => { a.help = true; }], ['--help', () => { a.help = true; }],
-      ['--force', () => { a.force = true; }], ['--dry-run', () => { a.dryRun = true; }],
-      ['--lossy', () => { a.lossy = true; }], ['--settings', () => { a.settings = true; }],
-    ]);
-    const values = new Map<string, (v: string) => void>([
-      ['--to', (v) => { a.to = v; }], ['--mode', (v) => { a.modes.push(v); }], ['--out', (v) => { a.out = v; }],
-      ['--project-root', (v) => { a.projectRoot = v; }], ['--config-dir', (v) => { a.configDir = v; }],
-    ]);
-    const set = values.get(flag);
-    if (flags.has(flag) && flag === token) flags.get(flag)!();
-    else if (set) {
-      const v = value();
-      if (v === null) return `${flag} needs a value`;
-      set(v);
-    } else return `unexpected argument ${token}`;
-  }
+  const f = readFlags(argv, ['-h', '--help', '--force', '--dry-run', '--lossy', '--settings'], ['--to', '--mode', '--out', '--project-root', '--config-dir']);
+  if (typeof f === 'string') return f;
+  if (f.rest.length > 0) return `unexpected argument ${f.rest[0]}`;
+  const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
+  const a: ExportArgs = {
+    help: f.own.has('-h') || f.own.has('--help'), modes: f.all.get('--mode') ?? [],
+    force: f.own.has('--force'), dryRun: f.own.has('--dry-run'), lossy: f.own.has('--lossy'), settings: f.own.has('--settings'),
+    to: v('--to'), out: v('--out'), projectRoot: v('--project-root'), configDir: v('--config-dir'),
+  };
   if (!a.help && a.to === undefined) return '--to is required';
   if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
   if (a.settings && a.to !== 'claude-code') return '--settings goes with --to claude-code';
   if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
   return a;
 }
-
-const expandHome = (p: string, home: string): string => (p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p);
 
 async function readIfExists(path: string): Promise<string | null> {
   try { return await readFile(path, 'utf8'); } catch (err) {
@@ -108,17 +89,16 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   if (typeof args === 'string') { io.err(`export: ${args} (see roo-modes-server export --help)\n`); return 2; }
   if (args.help) { io.out(USAGE); return 0; }
   const target = args.to!;
-  const home = io.env.HOME ?? homedir();
-  const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), home));
-  const outDir = resolve(expandHome(args.out ?? projectRoot, home));
+  const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env));
+  const outDir = resolve(expandHome(args.out ?? projectRoot, io.env));
   const catalogue = await loadCatalogue({
-    projectRoot, configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), home)),
+    projectRoot, configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), io.env)),
     globalModesFile: null, convertDocument: convertLegacyRoles,
   });
   const unknown = args.modes.filter((s) => !catalogue.get(s));
   if (unknown.length > 0) { io.err(`export: unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
   const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!) : [...catalogue.modes];
-  const ctx: ExportContext = { projectRoot, homeDir: home, entryCommand: io.entryCommand, lossy: args.lossy };
+  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: io.entryCommand, lossy: args.lossy };
 
   // A broken mode file is reported, not fatal: its good modes (and the others) still export.
   const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);

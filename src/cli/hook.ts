@@ -1,12 +1,12 @@
 // `roo-modes-server hook claude-code --mode SLUG`: enforces a mode inside Claude Code (or VS Code's
 // agent hooks) by answering one PreToolUse event. Fails closed (exit 2) on anything it cannot judge.
-import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { loadCatalogue } from '../modes/catalogue.js';
 import type { PermissionDecision } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent } from '../hook/event.js';
 import { decideHookCall } from '../hook/decide.js';
+import { expandHome, readFlags } from './flags.js';
 
 export interface HookIo {
   out(text: string): void;
@@ -43,43 +43,17 @@ interface HookArgs {
 }
 
 function parseArgs(argv: readonly string[]): HookArgs | string {
-  const a: HookArgs = { help: false, editsOnly: false };
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    const eq = token.indexOf('=');
-    const flag = token.startsWith('--') && eq > 0 ? token.slice(0, eq) : token;
-    const value = (): string | undefined => {
-      const v = flag !== token ? token.slice(eq + 1) : argv[++i];
-      return v === undefined || v === '' ? undefined : v;
-    };
-    const need = (set: (v: string) => void): string | null => {
-      const v = value();
-      if (v === undefined) return `${flag} needs a value`;
-      set(v);
-      return null;
-    };
-    let problem: string | null = null;
-    switch (flag) {
-      case '-h': case '--help': a.help = true; break;
-      case '--edits-only': a.editsOnly = true; break;
-      case '--mode': problem = need((v) => { a.mode = v; }); break;
-      case '--project-root': problem = need((v) => { a.projectRoot = v; }); break;
-      case '--agent': problem = need((v) => { a.agent = v; }); break;
-      case '--config-dir': problem = need((v) => { a.configDir = v; }); break;
-      case '--global-modes-file': problem = need((v) => { a.globalModesFile = v; }); break;
-      default:
-        if (token.startsWith('-') || a.target !== undefined) return `unexpected argument ${token}`;
-        a.target = token;
-    }
-    if (problem !== null) return problem;
-  }
-  return a;
+  const f = readFlags(argv, ['-h', '--help', '--edits-only'], ['--mode', '--project-root', '--agent', '--config-dir', '--global-modes-file']);
+  if (typeof f === 'string') return f;
+  const [target, extra] = f.rest;
+  if (target?.startsWith('-')) return `unexpected argument ${target}`;
+  if (extra !== undefined) return `unexpected argument ${extra}`;
+  const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
+  return {
+    help: f.own.has('-h') || f.own.has('--help'), editsOnly: f.own.has('--edits-only'), target,
+    mode: v('--mode'), projectRoot: v('--project-root'), agent: v('--agent'), configDir: v('--config-dir'), globalModesFile: v('--global-modes-file'),
+  };
 }
-
-const expandHome = (p: string, env: NodeJS.ProcessEnv): string => {
-  const home = env.HOME ?? homedir();
-  return p === '~' ? home : p.startsWith('~/') ? join(home, p.slice(2)) : p;
-};
 
 /** Claude Code's answer that stops the call; the reason reaches the model. */
 function denial(reason: string): string {

@@ -1,10 +1,11 @@
 // `roo-modes-server modes`: lists the modes in force (table or --json) with the problems found.
 // Writes only through the io it is given; never touches process.stdout or exits the process.
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { TOOL_GROUP_NAMES, type GroupEntry, type Mode, type ModeIssue } from '../modes/types.js';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { describeToolGroups } from '../modes/describe.js';
+import { expandHome } from './flags.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
 
@@ -21,11 +22,6 @@ export interface ModeArgs {
 }
 
 const VALUE_FLAGS = ['--project-root', '--config-dir', '--global-modes-file'] as const;
-
-function expandHome(path: string, env: NodeJS.ProcessEnv): string {
-  const home = env.HOME ?? homedir();
-  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
-}
 
 /** Parses the flags both subcommands share; returns an error sentence on bad usage. */
 export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, allowJson: boolean): ModeArgs | string {
