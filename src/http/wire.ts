@@ -1,7 +1,7 @@
 // HTTP framing helpers shared by both eras: reading a bounded body, answering with JSON, and
 // telling what an outgoing message is (answer, notification, server request). Never dispatches.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { WireLine } from '../pipeline/outbound.js';
+import { lineText, type WireLine } from '../pipeline/outbound.js';
 import { isRecord, type RequestId } from '../rpc/jsonrpc.js';
 
 export class BodyTooLarge extends Error {
@@ -54,7 +54,8 @@ export interface Described {
 const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(result|error)":/;
 
 /** Reads what routing needs off one serialised line: a successful answer by its head alone. */
-export function describe(text: WireLine): Described {
+export function describe(line: WireLine): Described {
+  const text = lineText(line);
   const head = ANSWER_HEAD.exec(text);
   if (head && head[2] === 'result') return { text, answerTo: JSON.parse(head[1]!) as RequestId };
   const value: unknown = JSON.parse(text);

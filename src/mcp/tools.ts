@@ -103,7 +103,7 @@ function unknownKeys(schema: Record<string, unknown>, args: Record<string, unkno
 
 export class ToolRegistry {
   readonly #entries = new Map<string, Entry>();
-  readonly #serialized = new WeakMap<ToolResult, Map<string, string>>();
+  readonly #serialized = new WeakMap<ToolResult, Map<string, PreSerialized>>();
   readonly #o: ToolRegistryOptions;
 
   constructor(o: ToolRegistryOptions) {
@@ -187,11 +187,12 @@ export class ToolRegistry {
     if (out.reused !== true) return new PreSerialized(resultJson([{ type: 'text', text: out.text }], out.metadata, version, ''));
     let perVersion = this.#serialized.get(out);
     const cached = perVersion?.get(version);
-    if (cached !== undefined) return new PreSerialized(cached);
+    if (cached !== undefined) return cached;
     const json = asciiJson(resultJson([{ type: 'text', text: out.text }], out.metadata, version, ''));
+    const answer = new PreSerialized(json, Buffer.from(json, 'latin1'));
     if (!perVersion) { perVersion = new Map(); this.#serialized.set(out, perVersion); }
-    perVersion.set(version, json);
-    return new PreSerialized(json);
+    perVersion.set(version, answer);
+    return answer;
   }
 }
 

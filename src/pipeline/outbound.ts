@@ -1,24 +1,29 @@
 // Outgoing messages as wire lines with their byte counts, and the output size limit: an answer
 // that cannot be sent becomes an error for its id. It never writes to a stream or picks answers.
 import { InternalError } from '../rpc/errors.js';
-import { isValidId, type Outgoing, type RequestId } from '../rpc/jsonrpc.js';
+import { isValidId, SplicedLine, type Outgoing, type RequestId } from '../rpc/jsonrpc.js';
 
 /**
- * One serialised message, without its newline, as the writer sends it: a plain string, so the
- * hot path allocates nothing around it. Queues weigh it by its length (UTF-16 units: at least a
- * third of its UTF-8 size and at most all of it), which costs nothing to read, unlike a byte count.
+ * One serialised message, without its newline, as the writer sends it: a plain string, or a cached
+ * answer's head and shared bytes (SplicedLine), so the hot path allocates nothing around it. Queues
+ * weigh it by its length (UTF-16 units: at least a third of its UTF-8 size and at most all of it),
+ * which costs nothing to read, unlike a byte count.
  */
-export type WireLine = string;
+export type WireLine = string | SplicedLine;
+
+/** The line as text, for the doors that need a string (HTTP bodies, batch arrays). */
+export const lineText = (line: WireLine): string => (typeof line === 'string' ? line : line.toString());
 
 /** Why a message cannot be sent (its size when known). */
 export interface Refusal { readonly problem: string; readonly bytes: number | null }
 
-export const isRefusal = (out: WireLine | Refusal): out is Refusal => typeof out !== 'string';
+export const isRefusal = (out: WireLine | Refusal): out is Refusal => typeof out !== 'string' && !(out instanceof SplicedLine);
 
 /** Serialises one message; refuses it when it is over `maxBytes` or cannot be serialised at all. */
 export function encodeLine(message: Outgoing, maxBytes: number): WireLine | Refusal {
   let text: string;
   try {
+    if ('raw' in message && message.raw instanceof SplicedLine) return splicedWithin(message.raw, maxBytes);
     text = 'raw' in message && typeof message.raw === 'string' ? message.raw : JSON.stringify(message);
   } catch (err) {
     // A string past V8's length limit, or a value nested too deep for the serialiser.
@@ -30,6 +35,12 @@ export function encodeLine(message: Outgoing, maxBytes: number): WireLine | Refu
     if (bytes > maxBytes) return { problem: `it is ${bytes} bytes, over the limit of ${maxBytes} bytes (server.max_message_bytes)`, bytes };
   }
   return text;
+}
+
+/** A spliced line's body is ASCII; only its short head (a string id may not be) is counted. */
+function splicedWithin(line: SplicedLine, maxBytes: number): WireLine | Refusal {
+  const bytes = Buffer.byteLength(line.head, 'utf8') + line.body.length + 1;
+  return bytes > maxBytes ? { problem: `it is ${bytes} bytes, over the limit of ${maxBytes} bytes (server.max_message_bytes)`, bytes } : line;
 }
 
 /** The id a response answers (null when it has none, e.g. a parse error). */
@@ -66,7 +77,7 @@ export function encodeResponse(message: Outgoing, maxBytes: number, onRefused: (
  * array text is only built once it is known to be within the limit.
  */
 export function encodeBatch(answers: readonly Outgoing[], maxBytes: number, onRefused: (id: RequestId | null, problem: string) => void): WireLine {
-  const lines = answers.map((a) => encodeResponse(a, maxBytes, onRefused));
+  const lines = answers.map((a) => lineText(encodeResponse(a, maxBytes, onRefused)));
   const sizes = lines.map((l) => Buffer.byteLength(l, 'utf8'));
   const total = (): number => sizes.reduce((sum, n) => sum + n, 0) + lines.length + 1; // commas and brackets
   const order = lines.map((_, i) => i).sort((a, b) => sizes[b]! - sizes[a]!);
@@ -83,6 +94,6 @@ export function encodeBatch(answers: readonly Outgoing[], maxBytes: number, onRe
 }
 
 /** A small message of our own making: always serialisable, never near any limit. */
-function forced(message: Outgoing): WireLine {
+function forced(message: Outgoing): string {
   return JSON.stringify(message);
 }

@@ -2,7 +2,7 @@
 // one response per request id. It reads the incoming queue and writes only to the outgoing queue.
 import { AsyncQueue } from './queue.js';
 import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
-import { classify, isRecord, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
+import { classify, isRecord, SplicedLine, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
 import { PreSerialized, toWireError, type MethodTable } from '../rpc/dispatch.js';
 import { depthMessage } from '../rpc/json-bounds.js';
 import { encodeLine, isRefusal, type WireLine } from './outbound.js';
@@ -296,6 +296,9 @@ function errorMessage(id: RequestId | null, error: WireError): Outgoing {
 }
 
 function resultMessage(id: RequestId, result: unknown): Outgoing {
-  if (result instanceof PreSerialized) return { raw: `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":${result.json}}`, id };
+  if (result instanceof PreSerialized) {
+    const head = `{"jsonrpc":"2.0","id":${JSON.stringify(id)},"result":`;
+    return { raw: result.encoded ? new SplicedLine(head, result.encoded) : `${head}${result.json}}`, id };
+  }
   return { jsonrpc: '2.0', id, result: result ?? {} };
 }

@@ -11,6 +11,7 @@ import type { WireLine } from './outbound.js';
 const MAX_BATCH_LINES = 256;
 export const MAX_BATCH_UNITS = 512 * 1024;
 const NEWLINE = 0x0a;
+const CLOSE_BRACE = 0x7d;
 
 /**
  * How it works: lines arrive already serialised (the processor checked them against the output
@@ -53,23 +54,36 @@ export async function runWriter(outgoing: AsyncQueue<WireLine>, output: Writable
  * transcoded the slow way (22% of a throughput profile). Unused room is never touched.
  */
 export function toBuffer(first: WireLine, rest: readonly WireLine[]): Buffer {
-  if (rest.length === 0 && first.length >= MAX_BATCH_UNITS) {
+  if (rest.length === 0 && first.length >= MAX_BATCH_UNITS && typeof first === 'string') {
     const size = Buffer.byteLength(first, 'utf8');
     const buf = Buffer.allocUnsafe(size + 1);
     buf.write(first, 0, 'utf8');
     buf[size] = NEWLINE;
     return buf;
   }
-  let bound = first.length * 3 + 1;
-  for (const line of rest) bound += line.length * 3 + 1;
+  let bound = bytesBound(first) + 1;
+  for (const line of rest) bound += bytesBound(line) + 1;
   const buf = Buffer.allocUnsafe(bound);
-  let at = buf.write(first, 0);
+  let at = put(buf, first, 0);
   buf[at++] = NEWLINE;
   for (const line of rest) {
-    at += buf.write(line, at);
+    at = put(buf, line, at);
     buf[at++] = NEWLINE;
   }
   return buf.subarray(0, at);
+}
+
+/** UTF-8 needs at most 3 bytes per UTF-16 unit; a spliced body is ASCII, one byte each. */
+const bytesBound = (line: WireLine): number =>
+  typeof line === 'string' ? line.length * 3 : line.head.length * 3 + line.body.length + 1;
+
+/** Writes one line at `at`; a spliced line's shared body is copied as bytes, never re-encoded. */
+function put(buf: Buffer, line: WireLine, at: number): number {
+  if (typeof line === 'string') return at + buf.write(line, at);
+  at += buf.write(line.head, at);
+  at += line.body.copy(buf, at);
+  buf[at++] = CLOSE_BRACE;
+  return at;
 }
 
 function waitDrain(output: Writable): Promise<void> {

@@ -16,9 +16,14 @@ export interface RequestContext {
   stateless: RequestEra | null;
 }
 
-/** A result the owner already serialised (cached lists): written without re-serialising. */
+/**
+ * A result the owner already serialised (cached lists): written without re-serialising. A result
+ * that is sent again and again may also carry its bytes (ASCII JSON, so one byte per character):
+ * the processor then hands the writer those bytes with a per-request head, and the answer is
+ * copied into the batch instead of being joined into a new string and encoded every time.
+ */
 export class PreSerialized {
-  constructor(readonly json: string) {}
+  constructor(readonly json: string, readonly encoded?: Buffer) {}
 }
 
 export type RequestHandler = (params: Params, ctx: RequestContext) => unknown;

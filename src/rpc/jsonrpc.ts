@@ -16,7 +16,18 @@ export type Classified =
   | { kind: 'invalid'; id: RequestId | null; error: InvalidRequestError };
 
 /** A message to send: an object, or a line already serialised by its owner (with the id it answers). */
-export type Outgoing = object | { readonly raw: string; readonly id?: RequestId };
+export type Outgoing = object | { readonly raw: string | SplicedLine; readonly id?: RequestId };
+
+/**
+ * An answer line in two parts: a head of its own (`{"jsonrpc":"2.0","id":…,"result":`) and a
+ * shared, already encoded ASCII body (the cached result), followed by the closing brace. `length`
+ * counts UTF-16 units, as a string's does, so queues weigh both kinds alike.
+ */
+export class SplicedLine {
+  constructor(readonly head: string, readonly body: Buffer) {}
+  get length(): number { return this.head.length + this.body.length + 1; }
+  toString(): string { return `${this.head}${this.body.toString('latin1')}}`; }
+}
 
 export const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);

@@ -6,7 +6,8 @@ import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AsyncQueue } from '../../src/pipeline/queue.js';
 import { Processor, type Incoming } from '../../src/pipeline/processor.js';
-import type { WireLine } from '../../src/pipeline/outbound.js';
+import { lineText, type WireLine } from '../../src/pipeline/outbound.js';
+import { SplicedLine } from '../../src/rpc/jsonrpc.js';
 import { LATEST_PROTOCOL_VERSION, Lifecycle, PROTOCOL_VERSIONS, atLeast, negotiateVersion } from '../../src/mcp/lifecycle.js';
 import { PreSerialized, type NotificationHandler, type RequestContext, type RequestHandler } from '../../src/rpc/dispatch.js';
 import { InvalidParamsError, ModeNotFoundError } from '../../src/rpc/errors.js';
@@ -113,7 +114,7 @@ function start(opts: Options = {}) {
     send(params ? { jsonrpc: '2.0', id, method, params } : { jsonrpc: '2.0', id, method });
   const notify = (method: string, params?: Params): Promise<void> =>
     send(params ? { jsonrpc: '2.0', method, params } : { jsonrpc: '2.0', method });
-  const parse = (m: WireLine): unknown => JSON.parse(m);
+  const parse = (m: WireLine): unknown => JSON.parse(lineText(m));
   /** The next message written, parsed as the client would. */
   const next = async (): Promise<Wire> => {
     const m = await outgoing.shift();
@@ -540,6 +541,19 @@ describe('processor scheduling', () => {
     assert.equal(raw, '{"jsonrpc":"2.0","id":"c","result":{"tools": [ ], "x":1}}');
   });
 
+  test('hands an encoded PreSerialized result to the writer as its own head and the shared bytes', async () => {
+    const json = '{"text":"\\ud83d\\udcbb cached"}';
+    const pre = new PreSerialized(json, Buffer.from(json, 'latin1'));
+    const h = start({ requests: { cached: () => pre } });
+    await h.request('é', 'cached');
+    await h.request(2, 'cached');
+    const [first, second] = [await h.outgoing.shift(), await h.outgoing.shift()];
+    assert.ok(first instanceof SplicedLine && second instanceof SplicedLine);
+    assert.equal(first.body, pre.encoded, 'the bytes are shared, not copied per answer');
+    assert.equal(lineText(first), `{"jsonrpc":"2.0","id":"é","result":${json}}`);
+    assert.deepEqual(JSON.parse(lineText(second)), { jsonrpc: '2.0', id: 2, result: { text: '💻 cached' } });
+  });
+
   test('never runs more than maxInFlight async handlers at once', async () => {
     const slow = controllable();
     const h = start({ requests: { slow: slow.handler }, maxInFlight: 2 });
@@ -595,7 +609,7 @@ describe('processor scheduling', () => {
     assert.equal(finished, false, 'run() waits for the in-flight request');
     call.resolve('late but wanted');
     await h.done;
-    assert.deepEqual(h.outgoing.takeAvailable(10).map((m) => JSON.parse(m) as unknown), [
+    assert.deepEqual(h.outgoing.takeAvailable(10).map((m) => JSON.parse(lineText(m)) as unknown), [
       { jsonrpc: '2.0', id: 1, result: 'late but wanted' },
     ]);
   });
@@ -829,6 +843,22 @@ describe('processor output limit', () => {
     await h.request(8, 'small');
     assert.deepEqual(await h.next(), { jsonrpc: '2.0', id: 8, result: { ok: true } });
     assert.ok(h.log.calls.some((c) => c.level === 'warn' && /answer to request 7 was replaced/.test(c.message)));
+  });
+
+  test('counts an encoded PreSerialized result with its head against maxMessageBytes', async () => {
+    const fits = `{"t":"${big(1980)}"}`; // 1,988 bytes: with the 33-byte head and the brace, 2,022
+    const over = `{"t":"${big(2020)}"}`;
+    const h = start({
+      maxMessageBytes: 2048,
+      requests: { fits: () => new PreSerialized(fits, Buffer.from(fits)), over: () => new PreSerialized(over, Buffer.from(over)) },
+    });
+    await h.request(1, 'over');
+    await h.request(2, 'fits');
+    const m = await h.next();
+    assert.equal(m.id, 1);
+    assert.equal(errorCode(m), -32603);
+    assert.match(m.error!.message, /it is 2062 bytes, over the limit of 2048 bytes/);
+    assert.equal((await h.next()).id, 2);
   });
 
   test('answers a result that cannot be serialised at all with -32603 for its id', async () => {

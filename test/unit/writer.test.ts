@@ -5,7 +5,8 @@ import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { AsyncQueue } from '../../src/pipeline/queue.js';
 import { MAX_BATCH_UNITS, runWriter, toBuffer } from '../../src/pipeline/writer.js';
-import type { WireLine } from '../../src/pipeline/outbound.js';
+import { lineText, type WireLine } from '../../src/pipeline/outbound.js';
+import { SplicedLine } from '../../src/rpc/jsonrpc.js';
 
 const line = (text: string): WireLine => text;
 
@@ -20,6 +21,16 @@ test('toBuffer writes each line and its newline into one buffer of exactly their
   const buf = toBuffer(line('{"a":"é"}'), [line('{"b":"😀"}'), line('{}')]);
   assert.equal(buf.toString('utf8'), '{"a":"é"}\n{"b":"😀"}\n{}\n');
   assert.equal(buf.length, Buffer.byteLength('{"a":"é"}\n{"b":"😀"}\n{}\n'));
+});
+
+test('toBuffer copies a spliced line\'s shared body after its head, closes it, and leaves the body untouched', () => {
+  const body = Buffer.from('{"text":"\\u2713 ok"}', 'latin1');
+  const spliced = new SplicedLine('{"jsonrpc":"2.0","id":"ü","result":', body);
+  const buf = toBuffer(line('{"a":"😀"}'), [spliced, line('{}'), spliced]);
+  const text = `{"jsonrpc":"2.0","id":"ü","result":{"text":"\\u2713 ok"}}`;
+  assert.equal(buf.toString('utf8'), `{"a":"😀"}\n${text}\n{}\n${text}\n`);
+  assert.equal(body.toString('latin1'), '{"text":"\\u2713 ok"}');
+  assert.equal(lineText(spliced), text);
 });
 
 test('batches queued lines into Buffers no larger than the byte bound, a larger line going alone, in order', async () => {
