@@ -3,7 +3,7 @@
 import { AsyncQueue } from './pipeline/queue.js';
 import { Processor, type Incoming } from './pipeline/processor.js';
 import type { WireLine } from './pipeline/outbound.js';
-import type { RequestContext, RequestHandler } from './rpc/dispatch.js';
+import type { RequestContext } from './rpc/dispatch.js';
 import { Lifecycle, LATEST_PROTOCOL_VERSION } from './mcp/lifecycle.js';
 import { McpServer } from './mcp/server.js';
 import { ipcEnabled, type ServerConfig } from './config.js';
@@ -31,14 +31,16 @@ export interface OpenOptions {
   shutdownGraceMs?: number;
 }
 
+/** The connection a request came in on: every processor of this Core is opened with its connection as owner. */
+const ownerOf = (ctx: RequestContext): Connection | undefined => ctx.owner as Connection | undefined;
+
 /**
  * Services are loaded on first use and shared by every connection (HTTP clients share tool-level
- * sessions); their hooks reach the connection a request belongs to through its context (`#owner`).
+ * sessions); their hooks reach the connection a request belongs to through its context
+ * (`ctx.owner`, set by the processor of that connection).
  */
 export class Core {
   readonly #live = new Set<Connection & { sink: LogSink }>();
-  /** The connection each running request belongs to (a WeakMap: no async-context tracking cost). */
-  readonly #owner = new WeakMap<RequestContext, Connection>();
   #services: Promise<Services> | null = null;
   #listing: Promise<ToolListing> | null = null;
 
@@ -62,8 +64,8 @@ export class Core {
     if (this.#services) return this.#services;
     this.#services = import('./services.js').then(async ({ Services }) => {
       const s = new Services(this.config, this.log, {
-        protocolVersion: (ctx) => this.#owner.get(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
-        progress: (ctx, p, t, m) => this.#owner.get(ctx)?.server.progress(ctx, p, t, m),
+        protocolVersion: (ctx) => ownerOf(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
+        progress: (ctx, p, t, m) => ownerOf(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
       });
       await s.start(await this.listing(), (e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
@@ -90,10 +92,8 @@ export class Core {
     });
     const table = server.methods();
     const conn = { lifecycle, server, incoming, outgoing, sink } as Connection & { sink: LogSink; processor: Processor; done: Promise<void> };
-    const inConnection = (handler: RequestHandler): RequestHandler => (params, ctx) => { this.#owner.set(ctx, conn); return handler(params, ctx); };
-    const methods = { requests: new Map([...table.requests].map(([m, h]) => [m, inConnection(h)])), notifications: table.notifications };
     const processor = new Processor({
-      incoming, outgoing, lifecycle, methods, strict: config.server.strict, maxInFlight: o.maxInFlight, log: this.log, maxMessageBytes,
+      incoming, outgoing, lifecycle, methods: table, strict: config.server.strict, maxInFlight: o.maxInFlight, log: this.log, maxMessageBytes, owner: conn,
       ...(o.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: o.shutdownGraceMs }),
     });
     server.attach({

@@ -94,11 +94,31 @@ export interface ToolRegistryOptions {
   strictArguments?: boolean;
 }
 
-/** Keys of `args` that the schema does not define (only for schemas that close their properties). */
-function unknownKeys(schema: Record<string, unknown>, args: Record<string, unknown>): string[] {
-  if (schema.additionalProperties !== false) return [];
+const NONE: readonly string[] = Object.freeze([]);
+
+/**
+ * Keys of `args` that the schema does not define (only for schemas that close their properties).
+ * Every call asks, and nearly every answer is "none": that answer allocates nothing.
+ */
+function unknownKeys(schema: Record<string, unknown>, args: Record<string, unknown>): readonly string[] {
+  if (schema.additionalProperties !== false) return NONE;
   const props = isRecord(schema.properties) ? schema.properties : {};
-  return Object.keys(args).filter((k) => !Object.prototype.hasOwnProperty.call(props, k));
+  let out: string[] | null = null;
+  for (const k in args) if (!Object.hasOwn(props, k)) (out ??= []).push(k);
+  return out ?? NONE;
+}
+
+/** What a handler sees of its call: one object, the signal made on demand (most tools never look). */
+class ToolCall implements ToolCallContext {
+  constructor(
+    private readonly ctx: RequestContext,
+    readonly protocolVersion: string,
+    private readonly report: ToolRegistryOptions['progress'],
+  ) {}
+
+  get signal(): AbortSignal { return this.ctx.signal; }
+
+  progress(progress: number, total?: number, message?: string): void { this.report(this.ctx, progress, total, message); }
 }
 
 export class ToolRegistry {
@@ -141,18 +161,16 @@ export class ToolRegistry {
     let args = params.arguments ?? {};
     if (!isRecord(args)) throw new InvalidParamsError('tools/call "arguments" must be an object', { message: 'params.arguments: expected object' });
     // Models add keys of their own; unless strict, they are dropped and named in the answer.
-    const extra = this.#o.strictArguments ? [] : unknownKeys(entry.spec.inputSchema, args);
-    if (extra.length > 0) args = Object.fromEntries(Object.entries(args).filter(([k]) => !extra.includes(k)));
-    const warnings = extra.map((k) => `ignored the unknown argument ${JSON.stringify(k.length > 100 ? `${k.slice(0, 100)}…` : k)}`);
-    const check = entry.check;
+    const extra = this.#o.strictArguments ? NONE : unknownKeys(entry.spec.inputSchema, args);
+    let warnings = NONE;
+    if (extra.length > 0) {
+      args = Object.fromEntries(Object.entries(args).filter(([k]) => !extra.includes(k)));
+      warnings = extra.map((k) => `ignored the unknown argument ${JSON.stringify(k.length > 100 ? `${k.slice(0, 100)}…` : k)}`);
+    }
     const version = this.#o.protocolVersion(ctx);
-    const failed = (err: unknown): unknown => {
-      if (this.#o.toolErrors === 'result' && err instanceof RpcError) return errorResult(err, version);
-      throw err;
-    };
     let out: ToolResult | Promise<ToolResult>;
     try {
-      const issues = check(args, 'arguments');
+      const issues = entry.check(args, 'arguments');
       if (issues.length > 0) {
         const invalid = new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
           message: issues.map((i) => i.message).join('; '),
@@ -162,16 +180,19 @@ export class ToolRegistry {
         if (version >= MODERN_VERSIONS[0]) return errorResult(invalid, version);
         throw invalid;
       }
-      const toolCtx: ToolCallContext = {
-        get signal() { return ctx.signal; }, // made on demand: most tools never look at it
-        protocolVersion: version,
-        progress: (p, total, message) => this.#o.progress(ctx, p, total, message),
-      };
-      out = entry.handler(args as Record<string, unknown>, toolCtx);
+      out = entry.handler(args as Record<string, unknown>, new ToolCall(ctx, version, this.#o.progress));
     } catch (err) {
-      return failed(err);
+      return this.#failed(err, version);
     }
-    return out instanceof Promise ? out.then((o) => this.#wire(o, version, warnings), failed) : this.#wire(out, version, warnings);
+    return out instanceof Promise
+      ? out.then((o) => this.#wire(o, version, warnings), (err: unknown) => this.#failed(err, version))
+      : this.#wire(out, version, warnings);
+  }
+
+  /** A failure: an isError result when server.tool_errors is "result", else thrown on as the JSON-RPC error. */
+  #failed(err: unknown, version: string): unknown {
+    if (this.#o.toolErrors === 'result' && err instanceof RpcError) return errorResult(err, version);
+    throw err;
   }
 
   /**

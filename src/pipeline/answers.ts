@@ -5,9 +5,6 @@ import type { Outgoing, RequestId } from '../rpc/jsonrpc.js';
 import type { AsyncQueue } from './queue.js';
 import { encodeBatch, encodeResponse, type WireLine } from './outbound.js';
 
-/** What `send` returns when the answer went straight into the queue. */
-const SENT: Promise<void> = Promise.resolve();
-
 /**
  * How it works: while no answer waits, an answer is serialised and goes straight into the queue
  * if it fits. Otherwise it joins a promise chain and is serialised only when the answers before
@@ -29,11 +26,14 @@ export class AnswerLine {
   /** Answers waiting for room in the queue. */
   get waiting(): number { return this.#waiting; }
 
-  /** Queues one response, or a batch's answers as one array (a message is never an array). */
-  send(answer: Outgoing | readonly Outgoing[]): Promise<void> {
+  /**
+   * Queues one response, or a batch's answers as one array (a message is never an array). Returns
+   * undefined when the answer is in the queue already, else a promise of when it will be.
+   */
+  send(answer: Outgoing | readonly Outgoing[]): Promise<void> | undefined {
     // The common case allocates nothing beyond the line itself: it is on every answer's path.
     const first = this.#waiting === 0 ? this.#encode(answer) : null;
-    if (first !== null && this.queue.tryPush(first)) return SENT;
+    if (first !== null && this.queue.tryPush(first)) return undefined;
     this.#waiting++;
     const next = this.#tail
       .then(() => this.queue.push(first ?? this.#encode(answer)))

@@ -3,11 +3,12 @@
 import { AsyncQueue } from './queue.js';
 import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
 import { classify, isRecord, SplicedLine, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
-import { PreSerialized, toWireError, type MethodTable } from '../rpc/dispatch.js';
+import { PreSerialized, toWireError, type MethodTable, type RequestContext } from '../rpc/dispatch.js';
 import { depthMessage } from '../rpc/json-bounds.js';
 import { encodeLine, isRefusal, type WireLine } from './outbound.js';
 import { AnswerLine } from './answers.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
+import type { RequestEra } from '../mcp/eras.js';
 import type { Logger } from '../log.js';
 
 /**
@@ -22,15 +23,37 @@ export type Incoming =
   | { kind: 'too-deep'; id: RequestId | null; response: boolean; limit: number };
 
 /**
- * A running request. Its AbortController is made only when a handler asks for the signal.
- * `aborted` stops the work; `dropped` (a client's cancellation) also suppresses the answer.
+ * A running request and the context its handler sees, in one object (one allocation per request;
+ * the signal getter lives on the prototype). Its AbortController is made only when a handler asks
+ * for the signal. `aborted` stops the work; `dropped` (a client's cancellation) also suppresses the answer.
  */
-interface InFlight { controller: AbortController | null; aborted: Error | null; dropped: boolean; answered: boolean }
+class Call implements RequestContext {
+  controller: AbortController | null = null;
+  aborted: Error | null = null;
+  dropped = false;
+  answered = false;
 
-function abort(entry: InFlight, reason: Error, drop: boolean): void {
-  if (drop) entry.dropped = true;
-  entry.aborted ??= reason;
-  entry.controller?.abort(reason);
+  constructor(
+    readonly id: RequestId,
+    readonly method: string,
+    readonly progressToken: string | number | undefined,
+    readonly stateless: RequestEra | null,
+    readonly owner: unknown,
+  ) {}
+
+  get signal(): AbortSignal {
+    if (!this.controller) {
+      this.controller = new AbortController();
+      if (this.aborted) this.controller.abort(this.aborted);
+    }
+    return this.controller.signal;
+  }
+
+  abort(reason: Error, drop: boolean): void {
+    if (drop) this.dropped = true;
+    this.aborted ??= reason;
+    this.controller?.abort(reason);
+  }
 }
 
 export interface ProcessorOptions {
@@ -49,6 +72,8 @@ export interface ProcessorOptions {
   maxMessageBytes?: number;
   /** After input ends, how long in-flight handlers may run before their signals abort (default 1000 ms). */
   shutdownGraceMs?: number;
+  /** Handed to every handler as `ctx.owner` (the connection record of whoever opened this one). */
+  owner?: unknown;
 }
 
 /*
@@ -72,8 +97,11 @@ export interface ProcessorOptions {
  */
 export class Processor {
   readonly #o: ProcessorOptions;
-  readonly #inFlight = new Map<string, InFlight>();
-  readonly #running = new Set<Promise<void>>();
+  /** Requests whose handlers are still running (asynchronously), by id: the ones a cancellation can reach. */
+  readonly #inFlight = new Map<RequestId, Call>();
+  /** Background answers (async handlers, batches) not yet queued: counted for maxInFlight and the final drain. */
+  #busy = 0;
+  #idle: (() => void) | null = null;
   readonly #clientWaits = new Map<string, { resolve(v: unknown): void; reject(e: Error): void }>();
   #nextServerId = 1;
   #slotFreed: (() => void) | null = null;
@@ -88,20 +116,24 @@ export class Processor {
 
   /** Runs until the incoming queue is closed and drained, then lets in-flight work finish. */
   async run(): Promise<void> {
-    for await (const item of this.#o.incoming) {
+    const { incoming, maxInFlight } = this.#o;
+    for (;;) {
+      // What is queued already is taken without a promise per message; only an empty queue is awaited.
+      const item = incoming.poll() ?? await incoming.shift();
+      if (item === undefined) break;
       // Only a message that may start a handler waits for a slot: cancellations and the client's
       // answers must get through, since they are what frees slots.
-      const startsWork = item.kind === 'value' && (Array.isArray(item.value) || (isRecord(item.value) && 'method' in item.value && 'id' in item.value));
-      while (startsWork && (this.#running.size >= this.#o.maxInFlight || this.#answers.waiting > 0)) {
+      while ((this.#busy >= maxInFlight || this.#answers.waiting > 0) && startsWork(item)) {
         await new Promise<void>((resolve) => { this.#slotFreed = resolve; });
       }
-      await this.#handle(item);
+      const waiting = this.#handle(item);
+      if (waiting !== undefined) await waiting;
     }
     this.#o.lifecycle.close();
     // Input ended: in-flight work gets a short grace, then is told to stop, so the server exits
     // promptly even when a handler waits on something slow (e.g. an unanswered Roo query).
     const grace = setTimeout(() => this.abortAll(), this.#o.shutdownGraceMs ?? 1000);
-    await Promise.all(this.#running);
+    if (this.#busy > 0) await new Promise<void>((resolve) => { this.#idle = resolve; });
     clearTimeout(grace);
     for (const wait of this.#clientWaits.values()) wait.reject(new Error('connection closed'));
     this.#clientWaits.clear();
@@ -109,7 +141,7 @@ export class Processor {
 
   /** Tells every in-flight request to stop (at shutdown, after a grace); their outcomes are still sent. */
   abortAll(): void {
-    for (const entry of this.#inFlight.values()) abort(entry, new Error('server shutting down'), false);
+    for (const call of this.#inFlight.values()) call.abort(new Error('server shutting down'), false);
   }
 
   /** Queues a notification without waiting; false when the client is not keeping up. */
@@ -147,7 +179,8 @@ export class Processor {
     });
   }
 
-  async #handle(item: Incoming): Promise<void> {
+  /** Starts one message's work; returns a promise only when its answer must wait for room in the output. */
+  #handle(item: Incoming): Promise<void> | undefined {
     if (item.kind === 'parse-error') {
       return this.#send(errorMessage(null, new ParseError('Parse error', item.detail).toWire()));
     }
@@ -157,15 +190,15 @@ export class Processor {
     }
     if (item.kind === 'too-deep') {
       const detail = `${depthMessage('the message', item.limit)}; nothing in it was read`;
-      if (item.response) { this.#o.log.warn(`ignored a response from the client: ${detail}`); return; }
+      if (item.response) { this.#o.log.warn(`ignored a response from the client: ${detail}`); return undefined; }
       return this.#send(errorMessage(item.id, new InvalidRequestError('Invalid Request: message nested too deep', detail).toWire()));
     }
     const { value } = item;
     if (!Array.isArray(value)) {
       const answer = this.#one(value);
-      if (answer instanceof Promise) this.#track(answer.then((a) => (a === undefined ? undefined : this.#send(a))));
-      else if (answer !== undefined) await this.#send(answer);
-      return;
+      if (answer instanceof Promise) this.#track(answer.then(this.#deliver));
+      else if (answer !== undefined) return this.#send(answer);
+      return undefined;
     }
     if (value.length === 0) {
       return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request', 'an empty batch is not a request').toWire()));
@@ -179,19 +212,30 @@ export class Processor {
     // A batch is answered as one array once all its requests are done; it runs as one task.
     this.#track(Promise.all(value.map((v) => this.#one(v))).then((all) => {
       const answers = all.filter((a): a is Outgoing => a !== undefined);
-      if (answers.length === 0) return undefined;
-      return this.#answers.send(answers);
+      return answers.length === 0 ? undefined : this.#answers.send(answers);
     }));
+    return undefined;
   }
 
-  /** Keeps a background task counted (for maxInFlight and for draining at shutdown). */
+  /** Queues an async handler's answer (none for a cancelled request); the promise while it waits for room. */
+  readonly #deliver = (answer: Outgoing | undefined): Promise<void> | undefined =>
+    (answer === undefined ? undefined : this.#answers.send(answer));
+
+  /** Counts a background task until it has settled (for maxInFlight and for draining at shutdown). */
   #track(task: Promise<unknown>): void {
-    const tracked: Promise<void> = task.then(() => undefined, (err: unknown) => { this.#o.log.error('response task failed', err); }).finally(() => {
-      this.#running.delete(tracked);
-      this.#wake();
-    });
-    this.#running.add(tracked);
+    this.#busy++;
+    task.then(this.#settled, this.#failed);
   }
+
+  readonly #failed = (err: unknown): void => {
+    this.#o.log.error('response task failed', err);
+    this.#settled();
+  };
+
+  readonly #settled = (): void => {
+    if (--this.#busy === 0) { const idle = this.#idle; this.#idle = null; idle?.(); }
+    this.#wake();
+  };
 
   /** A slot was freed or the output caught up: the run loop looks again. */
   #wake(): void {
@@ -224,51 +268,42 @@ export class Processor {
     }
     const handler = methods.requests.get(req.method);
     if (!handler) return errorMessage(req.id, new MethodNotFoundError(req.method).toWire());
-    const key = JSON.stringify(req.id);
-    const entry: InFlight = { controller: null, aborted: null, dropped: false, answered: false };
-    this.#inFlight.set(key, entry);
     const params = req.params ?? {};
     const meta = isRecord(params._meta) ? params._meta : undefined;
     const token = meta?.progressToken;
-    const ctx = {
-      id: req.id, method: req.method,
-      get signal(): AbortSignal {
-        if (!entry.controller) {
-          entry.controller = new AbortController();
-          if (entry.aborted) entry.controller.abort(entry.aborted);
-        }
-        return entry.controller.signal;
-      },
-      progressToken: typeof token === 'string' || typeof token === 'number' ? token : undefined,
-      stateless,
-    };
-    const settle = (result: unknown, error: WireError | undefined): Outgoing | undefined => {
-      if (this.#inFlight.get(key) === entry) this.#inFlight.delete(key);
-      if (entry.answered || entry.dropped) return undefined;
-      entry.answered = true;
-      return error ? errorMessage(req.id, error) : resultMessage(req.id, result);
-    };
+    const call = new Call(req.id, req.method, typeof token === 'string' || typeof token === 'number' ? token : undefined, stateless, this.#o.owner);
     let out: unknown;
     try {
-      out = handler(params, ctx);
+      out = handler(params, call);
     } catch (err) {
-      return settle(undefined, toWireError(err, req.id, req.method, log));
+      return this.#settle(call, undefined, toWireError(err, req.id, req.method, log));
     }
-    if (!(out instanceof Promise)) return settle(out, undefined);
+    if (!(out instanceof Promise)) return this.#settle(call, out, undefined);
+    // Only a request still running can be cancelled; a synchronous one is answered before any
+    // other message is read.
+    this.#inFlight.set(req.id, call);
     return out.then(
-      (result) => settle(result, undefined),
-      (err: unknown) => settle(undefined, toWireError(err, req.id, req.method, log)),
+      (result) => this.#settle(call, result, undefined),
+      (err: unknown) => this.#settle(call, undefined, toWireError(err, req.id, req.method, log)),
     );
+  }
+
+  /** The answer to a finished request: none when it was cancelled or already answered. */
+  #settle(call: Call, result: unknown, error: WireError | undefined): Outgoing | undefined {
+    if (this.#inFlight.get(call.id) === call) this.#inFlight.delete(call.id);
+    if (call.answered || call.dropped) return undefined;
+    call.answered = true;
+    return error ? errorMessage(call.id, error) : resultMessage(call.id, result);
   }
 
   #notification(method: string, params: Params): void {
     if (method === 'notifications/cancelled') {
       const id = params.requestId;
       if (typeof id !== 'string' && typeof id !== 'number') return;
-      const entry = this.#inFlight.get(JSON.stringify(id));
-      if (!entry) return;
+      const call = this.#inFlight.get(id);
+      if (!call) return;
       this.#o.log.debug(`request ${JSON.stringify(id)} cancelled by the client`, params.reason);
-      abort(entry, new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'), true);
+      call.abort(new Error(typeof params.reason === 'string' ? params.reason : 'cancelled by the client'), true);
       return;
     }
     const handler = this.#o.methods.notifications.get(method);
@@ -286,9 +321,14 @@ export class Processor {
     else wait.resolve(result);
   }
 
-  #send(message: Outgoing): Promise<void> {
+  #send(message: Outgoing): Promise<void> | undefined {
     return this.#answers.send(message);
   }
+}
+
+/** Whether a message may start a handler (a request or a batch), so it waits for a free slot. */
+function startsWork(item: Incoming): boolean {
+  return item.kind === 'value' && (Array.isArray(item.value) || (isRecord(item.value) && 'method' in item.value && 'id' in item.value));
 }
 
 function errorMessage(id: RequestId | null, error: WireError): Outgoing {

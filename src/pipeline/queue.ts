@@ -72,6 +72,14 @@ export class AsyncQueue<T> {
     return new Promise((resolve) => this.#consumers.push(resolve));
   }
 
+  /** The next item if one is queued now (no promise, no wait); undefined when the queue is empty. */
+  poll(): T | undefined {
+    if (this.#size === 0) return undefined;
+    const item = this.#remove();
+    this.#admitParked();
+    return item;
+  }
+
   /**
    * Removes and returns, without waiting, queued items while there are fewer than `max` and
    * (with weights) their total weight stays within `maxWeight`.

@@ -14,6 +14,8 @@ export interface RequestContext {
   progressToken: string | number | undefined;
   /** What a 2026-07-28 request declared in its _meta; null for a request of the legacy era. */
   stateless: RequestEra | null;
+  /** The connection the request came in on, as its opener registered it (opaque to the pipeline). */
+  readonly owner?: unknown;
 }
 
 /**

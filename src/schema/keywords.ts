@@ -181,14 +181,17 @@ export const compileProperties: KeywordCompiler = (arg, ctx) => {
   const props = expectObject(arg, ctx);
   const entries = Object.keys(props).flatMap((key) => {
     const check = ctx.sub(props[key], `/${escapePointer(key)}`);
-    return check === null ? [] : [{ key, seg: keySegment(key), check }];
+    return check === null ? [] : [{ key, seg: keySegment(key), check, parent: null as string | null, path: '' }];
   });
   if (entries.length === 0) return null;
   return (v, p, out) => {
     const o = v as Record<string, unknown>;
     for (const e of entries) {
       if (out.length >= MAX_ISSUES) return;
-      if (hasOwn(o, e.key)) e.check(o[e.key], childPath(p, e.seg), out);
+      if (!hasOwn(o, e.key)) continue;
+      // The same parent path comes every time (a tool's "arguments"): its child path is built once.
+      if (e.parent !== p) { e.parent = p; e.path = childPath(p, e.seg); }
+      e.check(o[e.key], e.path, out);
     }
   };
 };

@@ -220,3 +220,18 @@ test('takeAvailable stops before the item that would pass its weight budget', ()
   assert.deepEqual(q.takeAvailable(10), ['cccc', 'd']);
   assert.throws(() => new AsyncQueue<string>(1, { maxWeight: 0, weigh: () => 1 }), TypeError);
 });
+
+test('poll takes a queued item at once, admits a parked producer, and says undefined when empty', async () => {
+  const q = new AsyncQueue<string>(1);
+  assert.equal(q.poll(), undefined);
+  assert.equal(q.tryPush('a'), true);
+  const parked = watch(q.push('b'));
+  await nextTurn();
+  assert.equal(parked.settled, false, 'the queue is full, so b waits');
+  assert.equal(q.poll(), 'a');
+  await nextTurn();
+  assert.equal(parked.settled, true, 'taking a made room for b');
+  assert.equal(q.poll(), 'b');
+  q.close();
+  assert.equal(q.poll(), undefined);
+});
