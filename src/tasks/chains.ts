@@ -19,6 +19,9 @@ export class KeyedChains {
     return run;
   }
 
+  /** Whether nothing runs or waits on this key: an operation started now would run at once. */
+  isFree(key: string): boolean { return !this.#tails.has(key); }
+
   /** Resolves once nothing is running or queued, including work queued while waiting. */
   async idle(): Promise<void> {
     while (this.#pending.size > 0) await Promise.all([...this.#pending]);

@@ -146,10 +146,25 @@ export class SessionStore {
    * The session's current mode slug; counts as an access like get(). For callers that need the
    * mode alone (validate_tool_use): no JSON copy of the task and no dates are formatted.
    */
-  async modeOf(sessionId: string): Promise<string> {
+  modeOf(sessionId: string): string | Promise<string> {
     assertSessionId(sessionId);
     const now = this.#now();
+    // Kept in memory only and nothing queued for this session: the access can be made at once,
+    // exactly as the chain would make it, with no record built and no promise.
+    if (this.#files === null && this.#chains.isFree(sessionId)) return this.#modeNow(sessionId, now);
     return this.#exclusive(sessionId, async () => (await this.#access(sessionId, now)).task.mode);
+  }
+
+  /** #access for modeOf without persistence: the same checks and the same refresh, synchronously. */
+  #modeNow(id: string, now: number): string {
+    const seen = this.#sessions.lastAccessed(id);
+    if (seen === undefined) throw this.#tombstones.has(id) ? this.#expiredError(id) : new TaskNotFoundError(id);
+    if (now - seen >= this.#timeoutMs) {
+      this.#forget(id);
+      throw this.#expiredError(id);
+    }
+    this.#sessions.touch(id, now);
+    return this.#sessions.modeOf(id)!;
   }
 
   async switchMode(sessionId: string, newModeSlug: string, reason?: string): Promise<{ session: SessionView; oldMode: string }> {

@@ -139,6 +139,19 @@ export class SessionTable {
     this.#refs[slot] = t.messages as string | undefined;
   }
 
+  /** The session's mode and last access without building its record (undefined when absent). */
+  modeOf(id: string): string | undefined {
+    const slot = this.#find(id);
+    if (slot === undefined) return undefined;
+    const ref = this.#refs[slot];
+    return typeof ref === 'object' ? ref.task.mode : this.#modeNames[this.#nums[slot * NUMS + 4]!]!;
+  }
+
+  lastAccessed(id: string): number | undefined {
+    const slot = this.#find(id);
+    return slot === undefined ? undefined : this.#nums[slot * NUMS + 1]!;
+  }
+
   /** Records an access; false when the id is not here. */
   touch(id: string, at: number): boolean {
     const slot = this.#find(id);

@@ -55,8 +55,20 @@ test('modeOf answers the current mode, counts as an access and reports unknown a
   clock.t += 50_000; // 100 s after creation but 50 s after the modeOf access: still alive
   assert.equal((await store.get(s.session_id)).last_accessed, new Date(T0 + 100_000).toISOString());
   clock.t += 60_000;
-  await assert.rejects(store.modeOf(s.session_id), code(-32003));
-  await assert.rejects(store.modeOf('ses_000000000000000000000000'), code(-32002));
+  await assert.rejects(async () => store.modeOf(s.session_id), code(-32003));
+  await assert.rejects(async () => store.modeOf('ses_000000000000000000000000'), code(-32002));
+});
+
+test('modeOf answers at once in memory when nothing waits on the session, and after a queued change otherwise', async () => {
+  const { store } = memoryStore({ timeoutSeconds: 60 });
+  const s = await store.create({ modeSlug: 'code' });
+  assert.equal(store.modeOf(s.session_id), 'code', 'a plain value: no promise, no chain');
+  const switching = store.switchMode(s.session_id, 'ask'); // queued on the session's chain
+  const mode = store.modeOf(s.session_id);
+  assert.ok(mode instanceof Promise, 'behind a pending change it waits its turn');
+  assert.equal(await mode, 'ask');
+  await switching;
+  assert.equal(store.modeOf(s.session_id), 'ask');
 });
 
 test('an expired session answers -32003 on access, before any sweep, and an unknown id -32002', async () => {
