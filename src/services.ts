@@ -133,7 +133,7 @@ export class Services {
     const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./modes/write-gate.js'), import('./modes/authoring.js')]);
     const ctx = { projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root };
     for (const path of [plan.modeFile, ...(plan.rulesDir ? [plan.rulesDir] : [])]) {
-      const d = await judgeWrite(mode, shownPath(path, this.projectRoot), ctx);
+      const d = judgeWrite(mode, shownPath(path, this.projectRoot), ctx);
       if (d.allowed) continue;
       const Err = d.error === 'tool' ? ToolRestrictionError : FileRestrictionError;
       throw new Err(d.reason, { message: d.reason, mode: mode.slug, path });

@@ -105,10 +105,10 @@ async function judge(args: HookArgs, slug: string, io: HookIo, fail: (why: strin
     return fail(`unknown mode "${slug}" in ${projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}${problems.length > 0 ? `; problems in the mode files: ${problems.join('; ')}` : ''}`);
   }
 
-  const first = await decideHookCall(mode, event.toolName, event.paths[0], projectRoot);
+  const first = decideHookCall(mode, event.toolName, event.paths[0], projectRoot);
   if (args.editsOnly && first.group !== 'edit') return 0;
   const decisions: PermissionDecision[] = [first];
-  for (const path of event.paths.slice(1)) decisions.push(await decideHookCall(mode, event.toolName, path, projectRoot));
+  for (const path of event.paths.slice(1)) decisions.push(decideHookCall(mode, event.toolName, path, projectRoot));
   // An edit naming no file is refused by the decision itself when the mode restricts edits.
   const refused = decisions.find((d) => !d.allowed);
   if (!refused) return 0;

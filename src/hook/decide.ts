@@ -10,7 +10,7 @@ import { decideToolUse } from '../modes/decide-tool-use.js';
  * a path inside the root is passed relative, as a client would pass it; one outside stays
  * absolute, and confinement refuses it.
  */
-export function decideHookCall(mode: CompiledMode, tool: string, path: string | undefined, projectRoot: string): Promise<PermissionDecision> {
+export function decideHookCall(mode: CompiledMode, tool: string, path: string | undefined, projectRoot: string): PermissionDecision {
   const given = path === undefined ? undefined : asProjectPath(path, projectRoot);
   return decideToolUse(mode, tool, given === undefined ? {} : { file_path: given }, { projectRoot, confineToProjectRoot: true });
 }

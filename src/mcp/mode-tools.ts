@@ -186,7 +186,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const mode = requireMode(d.catalogue(), await d.sessions.modeOf(args.session_id as string));
       const tool = args.tool_name as string;
       const filePath = str(args.file_path);
-      const decision = await decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
+      const decision = decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
       const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug };
       if (decision.group !== null) metadata.group = decision.group;
       metadata.reason = decision.reason;

@@ -118,7 +118,7 @@ export async function deleteMode(ctx: AuthoringContext, slug: string, scope: Sco
   const rulesDir = join(paths.rooDir, `rules-${slug}`);
   if (removeRules) {
     // Whoever asks, a folder reached through a link out of the scope's root is never deleted.
-    const verdict = await judgeWrite(ANY_FILE_WRITER, shownPath(rulesDir, paths.confineRoot), { projectRoot: paths.confineRoot, confineToProjectRoot: true });
+    const verdict = judgeWrite(ANY_FILE_WRITER, shownPath(rulesDir, paths.confineRoot), { projectRoot: paths.confineRoot, confineToProjectRoot: true });
     if (!verdict.allowed) throw new FileRestrictionError(`Refused to remove ${rulesDir}: ${verdict.reason}`, { message: verdict.reason, path: rulesDir });
   }
   await ctx.gate(removeRules ? { modeFile: file, rulesDir } : { modeFile: file });

@@ -19,15 +19,16 @@ function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: strin
  * Decides a tool call the way validate_tool_use, its `enforce` form, hooks and mode authoring all
  * must: the tool first, then (when a path is given) the path resolved as a write would, confined
  * to the project and matched against the mode's pattern. `fs` is the live file system unless a
- * test passes a table; a fresh live view per call means no answer outlives its call.
+ * test passes a table; a fresh live view per call means no answer outlives its call. It returns
+ * the decision itself, not a promise: every file-system question it asks is a synchronous call.
  */
-export async function decideToolUse(
+export function decideToolUse(
   mode: CompiledMode,
   toolName: string,
   args: { path?: unknown; file_path?: unknown },
   ctx: PermissionContext,
   fs: FsView = liveFsView(),
-): Promise<PermissionDecision> {
+): PermissionDecision {
   const tool = checkTool(mode, toolName);
   const { pattern, ...decision } = tool;
   if (!decision.allowed) return decision;
@@ -47,7 +48,7 @@ export async function decideToolUse(
   }
   const raw = picked.path;
   const root = resolve(ctx.projectRoot ?? process.cwd());
-  const path = await decidePath(raw, { root, confine: ctx.confineToProjectRoot, pattern: pattern ?? null }, fs);
+  const path = decidePath(raw, { root, confine: ctx.confineToProjectRoot, pattern: pattern ?? null }, fs);
   if (path.allowed) return decision;
   const refused = { ...decision, allowed: false, error: 'file' as const };
   if (path.refusal !== 'pattern') return { ...refused, reason: `Path refused: ${path.problem}.` };

@@ -134,7 +134,7 @@ export async function importModes(
   for (const { dir } of targets) await gate({ modeFile: paths.modeFile, rulesDir: dir });
   for (const { m, dir } of targets) {
     for (const p of [dir, ...m.rules.map((r) => join(dir, r.path))]) {
-      const verdict = await judgeWrite(ANY_FILE_WRITER, inRoot(p), ctx);
+      const verdict = judgeWrite(ANY_FILE_WRITER, inRoot(p), ctx);
       if (!verdict.allowed) throw new FileRestrictionError(`Import refused: ${verdict.reason}`, { message: verdict.reason, path: p });
     }
   }

@@ -15,6 +15,6 @@ export const ANY_FILE_WRITER: CompiledMode = Object.freeze(compileMode({
  * May `mode` write `path` (relative to ctx.projectRoot, or absolute)? Exactly as validate_tool_use
  * judges a write_to_file call: groups, then the path resolved as a write would, confined, matched.
  */
-export function judgeWrite(mode: CompiledMode, path: string, ctx: PermissionContext): Promise<PermissionDecision> {
+export function judgeWrite(mode: CompiledMode, path: string, ctx: PermissionContext): PermissionDecision {
   return decideToolUse(mode, 'write_to_file', { path }, ctx);
 }

@@ -43,7 +43,7 @@ export type PathDecision =
  *    name and every target, relative to the project.
  * No result is cached between calls: a link swapped between two calls is seen by the second.
  */
-export async function decidePath(raw: string, rules: PathRules, fs: FsView): Promise<PathDecision> {
+export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecision {
   const read = parseClientPath(raw);
   if (!read.ok) return { allowed: false, refusal: 'text', problem: read.problem };
   const { absolute, parts } = read.path;
@@ -55,14 +55,13 @@ export async function decidePath(raw: string, rules: PathRules, fs: FsView): Pro
   const needsWalk = rules.confine || rules.pattern !== null;
   if (!needsWalk) return { allowed: true, name: nameText(nameParts, norm.parts, rootParts), target: nameText(nameParts, norm.parts, rootParts) };
 
-  // The root and the path are resolved at once; a path under the root as configured resolves the
-  // same as under its real location, since the kernel (and walk) follow the root's own links.
+  // The root is resolved first; a path under the root as configured resolves the same as under
+  // its real location, since the kernel (and walk) follow the root's own links.
   // The trailing `.` makes the root resolve only when it is a folder (realpath(3) says ENOTDIR for
   // `file/.`, and walk refuses it), so a path can then be walked on from the real root (below).
-  const rootWalk = locate([...rootParts, '.'], fs);
+  const realRoot = locate([...rootParts, '.'], fs);
   if (nameParts === null && absolute) {
     // An absolute name may spell the root's real location instead of the configured one.
-    const realRoot = await rootWalk;
     if (realRoot.ok && startsWithParts(norm.parts, realRoot.parts)) nameParts = norm.parts.slice(realRoot.parts.length);
   }
   const name = nameText(nameParts, norm.parts, rootParts);
@@ -78,13 +77,11 @@ export async function decidePath(raw: string, rules: PathRules, fs: FsView): Pro
   // its realpath just examined) are not asked about again. Below the root only its own components
   // are looked up, and nothing past the first missing one (a realpath of a path that does not exist
   // yet, the common case for a write, costs an exception and then the whole walk anyway).
-  const realRoot = await rootWalk;
   if (!realRoot.ok) return { allowed: false, refusal: 'unresolvable', problem: `the project root cannot be followed: ${realRoot.problem}` };
   const fromRealRoot = realRoot.exists;
-  const under = (rest: readonly string[]): Promise<Walk> => (fromRealRoot ? walk(realRoot.parts, rest, fs) : locate([...rootParts, ...rest], fs));
-  const plans: Promise<Walk>[] = [nameParts !== null ? under([...nameParts, ...folder]) : locate([...norm.parts, ...folder], fs)];
-  if (climbsAfterName(parts)) plans.push(absolute ? locate(parts, fs) : under(parts));
-  const reals = await Promise.all(plans);
+  const under = (rest: readonly string[]): Walk => (fromRealRoot ? walk(realRoot.parts, rest, fs) : locate([...rootParts, ...rest], fs));
+  const reals: Walk[] = [nameParts !== null ? under([...nameParts, ...folder]) : locate([...norm.parts, ...folder], fs)];
+  if (climbsAfterName(parts)) reals.push(absolute ? locate(parts, fs) : under(parts));
   const targets: string[] = [];
   for (const real of reals) {
     if (!real.ok) return { allowed: false, refusal: 'unresolvable', name, problem: `"${raw}" cannot be followed: ${real.problem}` };

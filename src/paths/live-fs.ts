@@ -5,13 +5,15 @@
 // never a file's content), each a few microseconds in the kernel, while a trip through libuv's
 // thread pool costs several times that and made validate_tool_use the server's bottleneck. The
 // number of calls per decision is bounded (path length, MAX_LINK_HOPS), so the event loop is held
-// for microseconds, not for anything a client controls.
+// for microseconds, not for anything a client controls. The answers are handed back as plain
+// values (no promise per lookup), so a whole decision runs as ordinary calls and leaves no garbage
+// of pending promises and suspended frames behind.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
 import type { Entry, FsView } from './resolve.js';
 
 const KINDS = { dir: { kind: 'dir' }, file: { kind: 'file' }, other: { kind: 'other' }, missing: { kind: 'missing' } } as const;
 
-function lookNow(path: string): Entry {
+function look(path: string): Entry {
   try {
     // No exception for the common "does not exist yet" (a file about to be written).
     const st = lstatSync(path, { throwIfNoEntry: false });
@@ -25,18 +27,16 @@ function lookNow(path: string): Entry {
   }
 }
 
-const look = (path: string): Promise<Entry> => Promise.resolve(lookNow(path));
-
 /** The kernel's own resolution of an existing path (realpath(3)), or null when it does not resolve. */
-function real(path: string): Promise<string | null> {
-  try { return Promise.resolve(realpathSync.native(path)); } catch { return Promise.resolve(null); }
+function real(path: string): string | null {
+  try { return realpathSync.native(path); } catch { return null; }
 }
 
 /** Remembers each answer of `ask` by path; the map lives as long as the view it belongs to. */
-function remembered<T>(ask: (path: string) => Promise<T>): (path: string) => Promise<T> {
-  const seen = new Map<string, Promise<T>>();
+function remembered<T extends object | string | null>(ask: (path: string) => T): (path: string) => T {
+  const seen = new Map<string, T>();
   return (path) => {
-    let found = seen.get(path);
+    let found = seen.get(path); // never undefined once asked: T excludes it
     if (found === undefined) {
       found = ask(path);
       seen.set(path, found);

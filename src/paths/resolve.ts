@@ -8,14 +8,17 @@ export type Entry =
   | { readonly kind: 'link'; readonly target: string }
   | { readonly kind: 'error'; readonly code: string };
 
-/** The file system as the decision sees it; the live one asks the OS, tests use a table. */
+/**
+ * The file system as the decision sees it; the live one asks the OS, tests use a table. Answers
+ * are plain values, not promises: the live view's calls are synchronous (live-fs.ts says why).
+ */
 export interface FsView {
-  entry(absolutePath: string): Promise<Entry>;
+  entry(absolutePath: string): Entry;
   /**
-   * Optional shortcut: the OS's realpath of an existing path (one round trip for what walk finds
+   * Optional shortcut: the OS's realpath of an existing path (one call for what walk finds
    * component by component), or null when it does not resolve (missing, loop, not a folder…).
    */
-  realpath?(absolutePath: string): Promise<string | null>;
+  realpath?(absolutePath: string): string | null;
 }
 
 /** Linux gives up (ELOOP) after following this many links in one lookup; so do we. */
@@ -32,7 +35,7 @@ export type Walk =
  * kernel. Once a component is missing, the rest cannot exist either and is applied as text (the
  * write would create the folders); a `..` back above that point returns to real ground.
  */
-export async function walk(start: readonly string[], parts: readonly string[], fs: FsView): Promise<Walk> {
+export function walk(start: readonly string[], parts: readonly string[], fs: FsView): Walk {
   const pos = [...start];
   const pending = [...parts].reverse(); // a stack: the next component is on top
   let hops = 0;
@@ -53,7 +56,7 @@ export async function walk(start: readonly string[], parts: readonly string[], f
     }
     pos.push(part);
     if (!real) continue;
-    const found = await fs.entry(absoluteText(pos));
+    const found = fs.entry(absoluteText(pos));
     switch (found.kind) {
       case 'missing':
         missingFrom = pos.length;
@@ -80,12 +83,12 @@ export async function walk(start: readonly string[], parts: readonly string[], f
 
 /**
  * Resolves absolute `parts`: through the view's realpath when it has one and the path exists,
- * else by walk. Nothing is asked ahead of the walk: the live view answers synchronously, so a
- * lookup asked early saves no round trip, and one past a missing folder would be a wasted call.
+ * else by walk. Nothing is asked ahead of the walk: every lookup is a synchronous call, so asking
+ * early saves nothing, and a lookup past a missing folder would be a wasted call.
  */
-export async function locate(parts: readonly string[], fs: FsView): Promise<Walk> {
+export function locate(parts: readonly string[], fs: FsView): Walk {
   if (fs.realpath) {
-    const real = await fs.realpath(absoluteText(parts));
+    const real = fs.realpath(absoluteText(parts));
     if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
   }
   return walk([], parts, fs);

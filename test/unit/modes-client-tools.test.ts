@@ -30,13 +30,13 @@ test('the client tool table puts no name in two groups and never contradicts Roo
   assert.deepEqual(clientTool('grep'), { group: 'read', clients: ['opencode', 'cursor'] });
 });
 
-test('Claude Code names map to Roo groups and keep the mode’s file restriction', async () => {
+test('Claude Code names map to Roo groups and keep the mode’s file restriction', () => {
   const architect = mode('architect');
-  const ok = await decideToolUse(architect, 'Edit', { file_path: 'docs/plan.md' }, ctx);
+  const ok = decideToolUse(architect, 'Edit', { file_path: 'docs/plan.md' }, ctx);
   assert.equal(ok.allowed, true);
   assert.equal(ok.group, 'edit');
   assert.deepEqual(ok.client, { group: 'edit', clients: ['claude-code'] });
-  const refused = await decideToolUse(architect, 'Write', { file_path: 'src/main.ts' }, ctx);
+  const refused = decideToolUse(architect, 'Write', { file_path: 'src/main.ts' }, ctx);
   assert.equal(refused.allowed, false);
   assert.equal(refused.error, 'file');
   assert.match(refused.reason, /\\\.md\$/);

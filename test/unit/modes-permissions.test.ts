@@ -14,10 +14,10 @@ const mode = (slug: string): CompiledMode => builtins.get(slug)!;
 const custom = (groups: Mode['groups']): CompiledMode =>
   compileMode({ slug: 'custom', name: 'Custom', roleDefinition: 'r', groups, source: 'project' });
 /** The whole decision over an empty file system (every path is a file yet to be created). */
-const decide = (m: CompiledMode, tool: string, args: { path?: unknown; file_path?: unknown }, c: typeof ctx | { projectRoot: null; confineToProjectRoot: boolean } = ctx): Promise<PermissionDecision> =>
+const decide = (m: CompiledMode, tool: string, args: { path?: unknown; file_path?: unknown }, c: typeof ctx | { projectRoot: null; confineToProjectRoot: boolean } = ctx): PermissionDecision =>
   decideToolUse(m, tool, args, c, fakeFs({ '/work': 'dir', '/work/project': 'dir' }));
 
-test('every built-in mode allows exactly the tools of its groups', async () => {
+test('every built-in mode allows exactly the tools of its groups', () => {
   for (const [slug, m] of builtins) {
     const groups = new Set(m.groups.map((g) => (typeof g === 'string' ? g : g[0])));
     for (const group of TOOL_GROUP_NAMES) {
@@ -35,7 +35,7 @@ test('every built-in mode allows exactly the tools of its groups', async () => {
   }
 });
 
-test('always-available tools pass in every mode, even one without groups', async () => {
+test('always-available tools pass in every mode, even one without groups', () => {
   const none = custom([]);
   for (const tool of ALWAYS_AVAILABLE_TOOLS) {
     const d = checkTool(none, tool);
@@ -43,16 +43,16 @@ test('always-available tools pass in every mode, even one without groups', async
   }
 });
 
-test('aliases resolve to their canonical tool', async () => {
-  const d = await decide(mode('code'), 'write_file', { path: 'src/a.ts' }, ctx);
+test('aliases resolve to their canonical tool', () => {
+  const d = decide(mode('code'), 'write_file', { path: 'src/a.ts' }, ctx);
   assert.equal(d.allowed, true);
   assert.equal(d.group, 'edit');
   assert.match(d.reason, /alias of write_to_file/);
   assert.equal(checkTool(mode('ask'), 'temp_edit_file').allowed, false);
-  assert.equal((await decide(mode('architect'), 'write_file', { path: 'src/app.py' }, ctx)).error, 'file');
+  assert.equal((decide(mode('architect'), 'write_file', { path: 'src/app.py' }, ctx)).error, 'file');
 });
 
-test('refuses an unknown tool and lists what the mode allows', async () => {
+test('refuses an unknown tool and lists what the mode allows', () => {
   const d = checkTool(mode('ask'), 'delete_everything');
   assert.deepEqual([d.allowed, d.group, d.error], [false, null, 'tool']);
   assert.match(d.reason, /Unknown tool "delete_everything"/);
@@ -62,78 +62,78 @@ test('refuses an unknown tool and lists what the mode allows', async () => {
   assert.deepEqual(toolsAllowed(mode('orchestrator')), ['switch_mode', 'new_task', ...ALWAYS_AVAILABLE_TOOLS.filter((t) => t !== 'switch_mode' && t !== 'new_task')]);
 });
 
-test('architect edits Markdown only, matching unanchored like Roo', async () => {
+test('architect edits Markdown only, matching unanchored like Roo', () => {
   const architect = mode('architect');
-  const ok = await decide(architect, 'write_to_file', { path: 'design.md' }, ctx);
+  const ok = decide(architect, 'write_to_file', { path: 'design.md' }, ctx);
   assert.equal(ok.allowed, true);
   assert.deepEqual(ok.restriction, { fileRegex: '\\.md$', description: 'Markdown files only' });
-  assert.equal((await decide(architect, 'apply_diff', { path: 'docs/deep/plan.md' }, ctx)).allowed, true);
-  const no = await decide(architect, 'apply_diff', { path: 'src/app.py' }, ctx);
+  assert.equal((decide(architect, 'apply_diff', { path: 'docs/deep/plan.md' }, ctx)).allowed, true);
+  const no = decide(architect, 'apply_diff', { path: 'src/app.py' }, ctx);
   assert.deepEqual([no.allowed, no.error, no.group], [false, 'file', 'edit']);
   assert.equal(no.reason, "Tool 'apply_diff' in mode '🏗️ Architect' can only edit files matching pattern: \\.md$ (Markdown files only). Got: src/app.py");
-  assert.equal((await decide(architect, 'read_file', { path: 'src/app.py' }, ctx)).allowed, true);
+  assert.equal((decide(architect, 'read_file', { path: 'src/app.py' }, ctx)).allowed, true);
   assert.equal(checkTool(architect, 'write_to_file').allowed, true);
 });
 
-test('file_path is checked like path, and Windows backslashes are normalised first', async () => {
+test('file_path is checked like path, and Windows backslashes are normalised first', () => {
   const m = custom([['edit', { fileRegex: '^docs/.*\\.md$' }]]);
-  assert.equal((await decide(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx)).allowed, true);
-  assert.equal((await decide(m, 'write_to_file', { file_path: 'src\\a.md' }, ctx)).allowed, false);
-  assert.equal((await decide(m, 'write_to_file', { path: 'docs/a.md', file_path: 'src/x.ts' }, ctx)).allowed, true);
+  assert.equal((decide(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx)).allowed, true);
+  assert.equal((decide(m, 'write_to_file', { file_path: 'src\\a.md' }, ctx)).allowed, false);
+  assert.equal((decide(m, 'write_to_file', { path: 'docs/a.md', file_path: 'src/x.ts' }, ctx)).allowed, true);
 });
 
-test('a pattern refusal names the normalised path, or the real target a link leads to', async () => {
+test('a pattern refusal names the normalised path, or the real target a link leads to', () => {
   const m = custom([['edit', { fileRegex: '^docs/' }]]);
-  const climbed = await decide(m, 'write_to_file', { path: 'docs/../src/main.ts' });
+  const climbed = decide(m, 'write_to_file', { path: 'docs/../src/main.ts' });
   assert.deepEqual([climbed.allowed, climbed.error], [false, 'file']);
   assert.match(climbed.reason, /matching pattern: \^docs\/\. Got: docs\/\.\.\/src\/main\.ts \(that is, src\/main\.ts\)$/);
   const fs = fakeFs({ '/work': 'dir', '/work/project': 'dir', '/work/project/docs': '-> /work/project/src', '/work/project/src': 'dir' });
-  const linked = await decideToolUse(m, 'write_to_file', { path: 'docs/a.ts' }, ctx, fs);
+  const linked = decideToolUse(m, 'write_to_file', { path: 'docs/a.ts' }, ctx, fs);
   assert.equal(linked.allowed, false);
   assert.match(linked.reason, /Got: docs\/a\.ts, which leads to src\/a\.ts$/);
   assert.deepEqual(linked.restriction, { fileRegex: '^docs/' });
 });
 
-test('an always-available tool given a path still has the path confined', async () => {
-  const d = await decide(mode('ask'), 'attempt_completion', { path: '../x' });
+test('an always-available tool given a path still has the path confined', () => {
+  const d = decide(mode('ask'), 'attempt_completion', { path: '../x' });
   assert.deepEqual([d.allowed, d.error, d.group], [false, 'file', 'always']);
 });
 
-test('refuses paths with control characters', async () => {
+test('refuses paths with control characters', () => {
   for (const path of ['a\u0000.md', 'a\n.md', 'x\u001b[2J.md', 'del\u007f.md']) {
-    const d = await decide(mode('code'), 'read_file', { path }, { ...ctx, confineToProjectRoot: false });
+    const d = decide(mode('code'), 'read_file', { path }, { ...ctx, confineToProjectRoot: false });
     assert.deepEqual([d.allowed, d.error], [false, 'file'], JSON.stringify(path));
     assert.match(d.reason, /control characters/);
   }
 });
 
-test('refuses a path that escapes the project root', async () => {
+test('refuses a path that escapes the project root', () => {
   for (const path of ['../x', '/etc/passwd', 'src/../../x', '..\\..\\secret', 'C:\\Windows\\system.ini']) {
-    const d = await decide(mode('code'), 'read_file', { path }, ctx);
+    const d = decide(mode('code'), 'read_file', { path }, ctx);
     assert.deepEqual([d.allowed, d.error], [false, 'file'], path);
     assert.match(d.reason, /outside the project root/);
   }
   for (const path of ['src/../README.md', '/work/project/src/a.ts', './a', 'a/..']) {
-    assert.equal((await decide(mode('code'), 'read_file', { path }, ctx)).allowed, true, path);
+    assert.equal((decide(mode('code'), 'read_file', { path }, ctx)).allowed, true, path);
   }
-  assert.equal((await decide(mode('code'), 'read_file', { path: '/etc/passwd' }, { ...ctx, confineToProjectRoot: false })).allowed, true);
-  const relativeToCwd = await decide(mode('code'), 'read_file', { path: '../x' }, { projectRoot: null, confineToProjectRoot: true });
+  assert.equal((decide(mode('code'), 'read_file', { path: '/etc/passwd' }, { ...ctx, confineToProjectRoot: false })).allowed, true);
+  const relativeToCwd = decide(mode('code'), 'read_file', { path: '../x' }, { projectRoot: null, confineToProjectRoot: true });
   assert.equal(relativeToCwd.allowed, false);
   assert.match(relativeToCwd.reason, new RegExp(process.cwd().replace(/[.*+?^${}()|[\]\\]/g, '\\$&')));
 });
 
-test('refuses an overlong path', async () => {
-  const d = await decide(mode('code'), 'read_file', { path: `a/${'b'.repeat(5000)}` }, ctx);
+test('refuses an overlong path', () => {
+  const d = decide(mode('code'), 'read_file', { path: `a/${'b'.repeat(5000)}` }, ctx);
   assert.deepEqual([d.allowed, d.error], [false, 'file']);
   assert.match(d.reason, /longer than 4096/);
 });
 
-test('refuses a path that is not a string', async () => {
-  const d = await decide(mode('code'), 'read_file', { path: 42 }, ctx);
+test('refuses a path that is not a string', () => {
+  const d = decide(mode('code'), 'read_file', { path: 42 }, ctx);
   assert.deepEqual([d.allowed, d.error], [false, 'file']);
 });
 
-test('qualified MCP names belong to the mcp group and honour the allow-list with wildcards', async () => {
+test('qualified MCP names belong to the mcp group and honour the allow-list with wildcards', () => {
   assert.equal(checkTool(mode('code'), 'mcp__github__create_issue').allowed, true);
   assert.equal(checkTool(mode('code'), 'mcp__github__create_issue').group, 'mcp');
   const o = checkTool(mode('orchestrator'), 'mcp__github__create_issue');
@@ -145,7 +145,7 @@ test('qualified MCP names belong to the mcp group and honour the allow-list with
   assert.deepEqual([refused.allowed, refused.error], [false, 'tool']);
   assert.match(refused.reason, /allow-list/);
   assert.equal(checkTool(narrowed, 'use_mcp_tool').allowed, true);
-  assert.equal((await decide(custom([['mcp', { tools: ['mcp__*'] }]]), 'mcp__any__thing', {}, ctx)).allowed, true);
+  assert.equal((decide(custom([['mcp', { tools: ['mcp__*'] }]]), 'mcp__any__thing', {}, ctx)).allowed, true);
   // Roo's own dynamic names (mcp_<server>_<tool>) belong to mcp too, but never pass an allow-list.
   assert.equal(checkTool(mode('code'), 'mcp_github_create_issue').allowed, true);
   assert.equal(checkTool(mode('orchestrator'), 'mcp_github_create_issue').allowed, false);
@@ -154,16 +154,16 @@ test('qualified MCP names belong to the mcp group and honour the allow-list with
   assert.deepEqual([malformed.allowed, malformed.error], [false, 'tool']);
 });
 
-test('an unusable fileRegex refuses every edit, as in Roo', async () => {
+test('an unusable fileRegex refuses every edit, as in Roo', () => {
   const m = compileMode({ slug: 'x', name: 'X', roleDefinition: 'r', source: 'project', groups: [['edit', { fileRegex: '(a+)+' }]] });
   assert.equal(m.compiled.edit?.regex, null);
-  assert.equal((await decide(m, 'write_to_file', { path: 'aaa' }, ctx)).error, 'file');
+  assert.equal((decide(m, 'write_to_file', { path: 'aaa' }, ctx)).error, 'file');
 });
 
-test('regexes are compiled once per mode, not per check', async () => {
+test('regexes are compiled once per mode, not per check', () => {
   const m = mode('architect');
   const regex = m.compiled.edit!.regex;
-  await decide(m, 'write_to_file', { path: 'a.md' }, ctx);
+  decide(m, 'write_to_file', { path: 'a.md' }, ctx);
   assert.equal(m.compiled.edit!.regex, regex);
   assert.equal(regex!.global, false);
 });

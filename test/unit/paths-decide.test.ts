@@ -16,12 +16,12 @@ const rulesOf = (pattern: PatternKey, options: Row[3]): PathRules =>
 describe('decidePath', () => {
   for (const [raw, pattern, expect, options] of ROWS) {
     const label = `${JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)} (${pattern}${options ? ` ${JSON.stringify(options)}` : ''}) → ${expect}`;
-    it(label, async () => {
-      const d = await decidePath(raw, rulesOf(pattern, options), fakeFs(TREE));
+    it(label, () => {
+      const d = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE));
       assert.equal(summary(d), expect, JSON.stringify(d));
       if (!d.allowed) assert.ok(d.problem.length > 0, 'a refusal says why');
       // The realpath shortcut (used when the path exists) must never change an answer.
-      const viaRealpath = await decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { realpath: true }));
+      const viaRealpath = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { realpath: true }));
       assert.equal(summary(viaRealpath), expect, `through realpath: ${JSON.stringify(viaRealpath)}`);
     });
   }
@@ -34,86 +34,86 @@ test('the table is large and covers every kind of outcome', () => {
   }
 });
 
-test('a refusal says what and where', async () => {
+test('a refusal says what and where', () => {
   const fs = () => fakeFs(TREE);
   const rules: PathRules = { root: '/p', confine: true, pattern: /\.md$/ };
-  const out = await decidePath('outdir\\secret.md', rules, fs());
+  const out = decidePath('outdir\\secret.md', rules, fs());
   assert.ok(!out.allowed);
   assert.match(out.problem, /leads to \/o\/secret\.md, outside the project root \/p/);
-  const alias = await decidePath('alias.md', rules, fs());
+  const alias = decidePath('alias.md', rules, fs());
   assert.ok(!alias.allowed);
   assert.deepEqual([alias.name, alias.target], ['alias.md', 'src.ts']);
   assert.match(alias.problem, /"alias\.md" leads to "src\.ts", which does not match \\\.md\$/);
-  const loop = await decidePath('loop1', rules, fs());
+  const loop = decidePath('loop1', rules, fs());
   assert.ok(!loop.allowed);
   assert.match(loop.problem, new RegExp(`more than ${MAX_LINK_HOPS} symbolic links`));
-  const file = await decidePath('docs/a.md/x', rules, fs());
+  const file = decidePath('docs/a.md/x', rules, fs());
   assert.ok(!file.allowed);
   assert.match(file.problem, /\/p\/docs\/a\.md is a file, not a folder/);
-  const locked = await decidePath('locked/x', rules, fs());
+  const locked = decidePath('locked/x', rules, fs());
   assert.ok(!locked.allowed);
   assert.match(locked.problem, /\/p\/locked cannot be examined \(EACCES\)/);
 });
 
-test('sees a link swapped between two decisions', async () => {
+test('sees a link swapped between two decisions', () => {
   const fs = fakeFs(TREE);
   const rules: PathRules = { root: '/p', confine: true, pattern: /\.md$/ };
   fs.set('/p/swap.md', '-> docs/a.md');
-  assert.equal(summary(await decidePath('swap.md', rules, fs)), 'ok swap.md → docs/a.md');
+  assert.equal(summary(decidePath('swap.md', rules, fs)), 'ok swap.md → docs/a.md');
   fs.set('/p/swap.md', '-> /o/secret.md');
-  assert.equal(summary(await decidePath('swap.md', rules, fs)), 'outside');
+  assert.equal(summary(decidePath('swap.md', rules, fs)), 'outside');
   fs.set('/p/swap.md', '-> src.ts');
-  assert.equal(summary(await decidePath('swap.md', rules, fs)), 'pattern');
+  assert.equal(summary(decidePath('swap.md', rules, fs)), 'pattern');
 });
 
-test('a link chain longer than the kernel allows is refused; one just under it is followed', async () => {
+test('a link chain longer than the kernel allows is refused; one just under it is followed', () => {
   const tree: Record<string, string> = { '/p': 'dir', '/p/end.md': 'file' };
   for (let i = 0; i < MAX_LINK_HOPS + 1; i++) tree[`/p/l${i}`] = `-> ${i === MAX_LINK_HOPS ? 'end.md' : `l${i + 1}`}`;
   const rules: PathRules = { root: '/p', confine: true, pattern: null };
-  assert.equal(summary(await decidePath(`l${1}`, rules, fakeFs(tree))), 'ok l1 → end.md');
-  assert.equal(summary(await decidePath('l0', rules, fakeFs(tree))), 'unresolvable');
+  assert.equal(summary(decidePath(`l${1}`, rules, fakeFs(tree))), 'ok l1 → end.md');
+  assert.equal(summary(decidePath('l0', rules, fakeFs(tree))), 'unresolvable');
 });
 
-test('no file system is consulted when nothing needs it (confinement off, no pattern)', async () => {
+test('no file system is consulted when nothing needs it (confinement off, no pattern)', () => {
   const fs = fakeFs(TREE);
-  const d = await decidePath('outdir/secret.md', { root: '/p', confine: false, pattern: null }, fs);
+  const d = decidePath('outdir/secret.md', { root: '/p', confine: false, pattern: null }, fs);
   assert.equal(summary(d), 'ok outdir/secret.md → outdir/secret.md');
   assert.deepEqual(fs.asked, []);
 });
 
-test('one decision asks about each path once, and only about the root and the path', async () => {
+test('one decision asks about each path once, and only about the root and the path', () => {
   const fs = fakeFs(TREE);
-  await decidePath('docs/new/b.md', { root: '/p', confine: true, pattern: /\.md$/ }, onceEach(fs));
+  decidePath('docs/new/b.md', { root: '/p', confine: true, pattern: /\.md$/ }, onceEach(fs));
   // The root, then the path walked on from it, and nothing past the first missing folder.
   assert.deepEqual(fs.asked, ['/p', '/p/docs', '/p/docs/new']);
   const raw = fakeFs(TREE);
-  await decidePath('indir/../docs/a.md', { root: '/p', confine: true, pattern: null }, onceEach(raw));
+  decidePath('indir/../docs/a.md', { root: '/p', confine: true, pattern: null }, onceEach(raw));
   assert.equal(new Set(raw.asked).size, raw.asked.length, `asked twice: ${raw.asked.join(', ')}`);
 });
 
-test('a project root that is a file is never walked into, by either route', async () => {
+test('a project root that is a file is never walked into, by either route', () => {
   // Paths are walked on from the root's real location only once it is known to be a folder.
   const rules: PathRules = { root: '/p/src.ts', confine: true, pattern: null };
   for (const raw of ['x.md', '.', 'a/b']) {
     for (const realpath of [false, true]) {
-      const d = await decidePath(raw, rules, fakeFs(TREE, { realpath }));
+      const d = decidePath(raw, rules, fakeFs(TREE, { realpath }));
       assert.equal(summary(d), 'unresolvable', `${raw} (realpath ${realpath}): ${JSON.stringify(d)}`);
       assert.match(d.allowed ? '' : d.problem, /src\.ts is a file, not a folder/);
     }
   }
 });
 
-test('a 2,048-folder path costs a bounded number of lookups', async () => {
+test('a 2,048-folder path costs a bounded number of lookups', () => {
   const fs = fakeFs(TREE);
-  await decidePath('a/'.repeat(2048), { root: '/p', confine: true, pattern: null }, onceEach(fs));
+  decidePath('a/'.repeat(2048), { root: '/p', confine: true, pattern: null }, onceEach(fs));
   assert.ok(fs.asked.length <= 40, `${fs.asked.length} lookups`);
 });
 
-test('walk treats what follows a missing folder as text, and comes back to real ground on `..`', async () => {
+test('walk treats what follows a missing folder as text, and comes back to real ground on `..`', () => {
   const fs = fakeFs(TREE);
-  assert.deepEqual(await walk([], ['p', 'new', 'x', '..', '..', 'outdir', 'secret.md'], fs), { ok: true, parts: ['o', 'secret.md'], exists: true });
-  assert.deepEqual(await walk([], ['p', 'new', '..', 'alias.md'], fs), { ok: true, parts: ['p', 'src.ts'], exists: true });
-  assert.deepEqual(await walk([], ['..', '..', 'p'], fs), { ok: true, parts: ['p'], exists: true });
+  assert.deepEqual(walk([], ['p', 'new', 'x', '..', '..', 'outdir', 'secret.md'], fs), { ok: true, parts: ['o', 'secret.md'], exists: true });
+  assert.deepEqual(walk([], ['p', 'new', '..', 'alias.md'], fs), { ok: true, parts: ['p', 'src.ts'], exists: true });
+  assert.deepEqual(walk([], ['..', '..', 'p'], fs), { ok: true, parts: ['p'], exists: true });
 });
 
 test('text helpers: parse, lexical and relative', () => {

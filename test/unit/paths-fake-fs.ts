@@ -28,7 +28,7 @@ export function fakeFs(tree: FakeTree, options: { realpath?: boolean } = {}): Fa
     asked,
     entry(path) {
       asked.push(path);
-      return Promise.resolve(toEntry(table.get(path)));
+      return toEntry(table.get(path));
     },
     set(path, what) {
       if (what === undefined) table.delete(path); else table.set(path, what);
@@ -37,8 +37,8 @@ export function fakeFs(tree: FakeTree, options: { realpath?: boolean } = {}): Fa
   if (!options.realpath) return view;
   const plain: FsView = { entry: (path) => view.entry(path) };
   return Object.assign(view, {
-    async realpath(path: string): Promise<string | null> {
-      const found = await walk([], path.split('/').filter((p) => p !== ''), plain);
+    realpath(path: string): string | null {
+      const found = walk([], path.split('/').filter((p) => p !== ''), plain);
       return found.ok && found.exists ? `/${found.parts.join('/')}` : null;
     },
   });

@@ -31,7 +31,7 @@ function build(base: string): { skipped: string[]; fake: Record<string, string> 
   return { skipped, fake };
 }
 
-test('the live file system decides every table row as the table model does', async (t) => {
+test('the live file system decides every table row as the table model does', (t) => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'rms-live-')));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   const { skipped, fake } = build(base);
@@ -40,29 +40,29 @@ test('the live file system decides every table row as the table model does', asy
     if (skipped.some((p) => raw.startsWith(p.replace('/p/', ''))) || raw.startsWith('\\')) continue;
     const rules: PathRules = { root: base + (options?.root ?? '/p'), confine: options?.confine ?? true, pattern: PATTERNS[pattern] };
     const given = raw.startsWith('/') ? base + raw : raw;
-    const live = await decidePath(given, rules, liveFsView());
-    const model = await decidePath(given, rules, fakeFs(fake));
+    const live = decidePath(given, rules, liveFsView());
+    const model = decidePath(given, rules, fakeFs(fake));
     assert.equal(summary(live), summary(model), `${JSON.stringify(raw)} (${pattern}): live ${JSON.stringify(live)}`);
     compared++;
   }
   assert.ok(compared >= 100, `${compared} rows compared`);
 });
 
-test('a live decision sees a link swapped since the previous one, with no wait', async (t) => {
+test('a live decision sees a link swapped since the previous one, with no wait', (t) => {
   const base = realpathSync(mkdtempSync(join(tmpdir(), 'rms-live-')));
   t.after(() => rmSync(base, { recursive: true, force: true }));
   build(base);
   const rules: PathRules = { root: `${base}/p`, confine: true, pattern: /\.md$/ };
   const link = `${base}/p/swap.md`;
   symlinkSync('docs/a.md', link);
-  assert.equal(summary(await decidePath('swap.md', rules, liveFsView())), 'ok swap.md → docs/a.md');
+  assert.equal(summary(decidePath('swap.md', rules, liveFsView())), 'ok swap.md → docs/a.md');
   unlinkSync(link);
   symlinkSync(`${base}/o/secret.md`, link);
-  assert.equal(summary(await decidePath('swap.md', rules, liveFsView())), 'outside');
+  assert.equal(summary(decidePath('swap.md', rules, liveFsView())), 'outside');
   unlinkSync(link);
   symlinkSync(`${base}/o/nowhere.md`, link); // dangling now
-  assert.equal(summary(await decidePath('swap.md', rules, liveFsView())), 'outside');
+  assert.equal(summary(decidePath('swap.md', rules, liveFsView())), 'outside');
   unlinkSync(link);
   symlinkSync('src.ts', link);
-  assert.equal(summary(await decidePath('swap.md', rules, liveFsView())), 'pattern');
+  assert.equal(summary(decidePath('swap.md', rules, liveFsView())), 'pattern');
 });
