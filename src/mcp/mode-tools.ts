@@ -182,25 +182,10 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       return { text: lines.join('\n'), metadata };
     },
 
-    async validate_tool_use(args) {
-      const mode = requireMode(d.catalogue(), await d.sessions.modeOf(args.session_id as string));
-      const tool = args.tool_name as string;
-      const filePath = str(args.file_path);
-      const decision = decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
-      const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug };
-      if (decision.group !== null) metadata.group = decision.group;
-      metadata.reason = decision.reason;
-      if (filePath !== undefined) metadata.file_path = filePath;
-      if (decision.restriction) metadata.restriction = decision.restriction;
-      if (decision.client) metadata.client_tool = { clients: [...decision.client.clients], group: decision.client.group };
-      if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';
-      if (!decision.allowed && args.enforce === true) {
-        const Err = decision.error === 'file' ? FileRestrictionError : ToolRestrictionError;
-        throw new Err(decision.reason, { message: decision.reason, ...metadata });
-      }
-      const verdict = decision.allowed ? '✓ allowed' : '✗ not allowed';
-      const text = `${verdict}: ${tool}${filePath !== undefined ? ` on ${filePath}` : ''} in ${mode.name} (${mode.slug})\n${decision.reason}`;
-      return { text, metadata };
+    validate_tool_use(args) {
+      // In memory the session answers at once, and then so does the whole check (no promise).
+      const slug = d.sessions.modeOf(args.session_id as string);
+      return typeof slug === 'string' ? validateToolUse(d, slug, args) : slug.then((s) => validateToolUse(d, s, args));
     },
 
     async complete_task(args) {
@@ -226,4 +211,26 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       };
     },
   };
+}
+
+/** validate_tool_use once the session's mode is known: the tool, then its path, decided now. */
+function validateToolUse(d: ModeToolDeps, slug: string, args: Record<string, unknown>): ToolResult {
+  const mode = requireMode(d.catalogue(), slug);
+  const tool = args.tool_name as string;
+  const filePath = str(args.file_path);
+  const decision = decideToolUse(mode, tool, filePath === undefined ? {} : { file_path: filePath }, d.permissionContext());
+  const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug };
+  if (decision.group !== null) metadata.group = decision.group;
+  metadata.reason = decision.reason;
+  if (filePath !== undefined) metadata.file_path = filePath;
+  if (decision.restriction) metadata.restriction = decision.restriction;
+  if (decision.client) metadata.client_tool = { clients: [...decision.client.clients], group: decision.client.group };
+  if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';
+  if (!decision.allowed && args.enforce === true) {
+    const Err = decision.error === 'file' ? FileRestrictionError : ToolRestrictionError;
+    throw new Err(decision.reason, { message: decision.reason, ...metadata });
+  }
+  const verdict = decision.allowed ? '✓ allowed' : '✗ not allowed';
+  const text = `${verdict}: ${tool}${filePath !== undefined ? ` on ${filePath}` : ''} in ${mode.name} (${mode.slug})\n${decision.reason}`;
+  return { text, metadata };
 }
