@@ -49,8 +49,11 @@ function remembered<T extends object | string | null>(ask: (path: string) => T):
 export function onceEach(inner: FsView): FsView {
   const entry = remembered((path) => inner.entry(path));
   const rp = inner.realpath;
-  return rp ? { entry, realpath: remembered((path) => rp.call(inner, path)) } : { entry };
+  return { entry, realpath: rp ? remembered((path) => rp.call(inner, path)) : undefined, resolvesPrefixes: inner.resolvesPrefixes === true };
 }
 
+/** lstat(2) itself resolves every component but the last, links included: what resolvesPrefixes promises. */
+const LIVE: FsView = { entry: look, realpath: real, resolvesPrefixes: true };
+
 /** A fresh view of the real file system for one decision: nothing it learns outlives that decision. */
-export const liveFsView = (): FsView => onceEach({ entry: look, realpath: real });
+export const liveFsView = (): FsView => onceEach(LIVE);
