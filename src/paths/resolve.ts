@@ -103,13 +103,14 @@ export function locate(parts: readonly string[], fs: FsView): Walk {
 /**
  * The common case without knowing where the root really is: true when the kernel resolves the
  * root to a folder and each name below it, up to the first missing one, is a folder with no link
- * in the way (the last name may be a file unless `folder`). Then the real target is the root's
- * real location followed by `names`, exactly what walk would find from there, so the root's
- * realpath is not needed. False means "decide it the full way": a link anywhere below the root,
- * an error, a file used as a folder, or a first name missing while the root itself does not
- * resolve to a folder (ENOENT cannot tell a missing name from a missing root, so the root is
- * asked about then; walk and the kernel also part ways on a root leading through a missing folder
- * and `..`, which the full procedure judges). `names` must be lexical: no `.`, no `..`.
+ * in the way (the last name may be a file or special file unless `folder`). Then the real target
+ * is the root's real location followed by `names`, exactly what walk would find from there, so the
+ * root's realpath is not needed. False means "decide it the full way": a link anywhere below the
+ * root, an error, a file used as a folder, or a first name missing while the root itself does not
+ * resolve to a folder (ENOENT, like the ENOTDIR of a root that is a file, which the live view also
+ * reads as missing, cannot tell a missing name from a missing root, so the root is asked about
+ * then; walk and the kernel also part ways on a root leading through a missing folder and `..`,
+ * which the full procedure judges). `names` must be lexical: no `.`, no `..`.
  */
 export function plainBelow(root: readonly string[], names: readonly string[], folder: boolean, fs: FsView): boolean {
   if (fs.resolvesPrefixes !== true || names.length === 0) return false;
