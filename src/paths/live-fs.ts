@@ -22,7 +22,8 @@ function look(path: string): Entry {
     return st.isDirectory() ? KINDS.dir : st.isFile() ? KINDS.file : KINDS.other;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    // ENOTDIR: a prefix is a file; the walk reports that itself before it ever needs this entry.
+    // ENOTDIR: a prefix is a file; walk reports that itself before it ever needs this entry, and
+    // plainBelow, which may meet it under a root that is a file, then asks whether the root is a folder.
     return code === 'ENOENT' || code === 'ENOTDIR' ? KINDS.missing : { kind: 'error', code };
   }
 }
