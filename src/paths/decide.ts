@@ -1,6 +1,6 @@
 // The one path decision: read the client's text, resolve it as a write would, confine it to the
 // project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
-import { type FsView, locate, walk, type Walk } from './resolve.js';
+import { type FsView, locate, plainBelow, walk, type Walk } from './resolve.js';
 import { absoluteText, climbsAfterName, lexical, parseClientPath, relativeText, splitParts, startsWithParts } from './text.js';
 
 export interface PathRules {
@@ -41,6 +41,8 @@ export type PathDecision =
  *    kernel and path.resolve disagree after a link; every walk must pass;
  * 3. each real target must lie under the root's real location, and the pattern must match the
  *    name and every target, relative to the project.
+ * A relative name that meets no link below the root skips the root's realpath (plainBelow): its
+ * target is the name itself, which is what steps 2 and 3 would find.
  * No result is cached between calls: a link swapped between two calls is seen by the second.
  */
 export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecision {
@@ -55,13 +57,15 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
   const needsWalk = rules.confine || rules.pattern !== null;
   if (!needsWalk) return { allowed: true, name: nameText(nameParts, norm.parts, rootParts), target: nameText(nameParts, norm.parts, rootParts) };
 
-  // The root is resolved first; a path under the root as configured resolves the same as under
-  // its real location, since the kernel (and walk) follow the root's own links.
-  // The trailing `.` makes the root resolve only when it is a folder (realpath(3) says ENOTDIR for
-  // `file/.`, and walk refuses it), so a path can then be walked on from the real root (below).
-  const realRoot = locate([...rootParts, '.'], fs);
+  // The root's real location; a path under the root as configured resolves the same as under it,
+  // since the kernel (and walk) follow the root's own links. The trailing `.` makes the root
+  // resolve only when it is a folder (realpath(3) says ENOTDIR for `file/.`, and walk refuses it),
+  // so a path can then be walked on from the real root (below).
+  const resolveRoot = (): Walk => locate([...rootParts, '.'], fs);
+  let realRoot: Walk | undefined;
   if (nameParts === null && absolute) {
     // An absolute name may spell the root's real location instead of the configured one.
+    realRoot = resolveRoot();
     if (realRoot.ok && startsWithParts(norm.parts, realRoot.parts)) nameParts = norm.parts.slice(realRoot.parts.length);
   }
   const name = nameText(nameParts, norm.parts, rootParts);
@@ -72,14 +76,23 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
   // The walks: as normalised (what path.resolve-based tools write), and as written when they may
   // differ. A trailing separator (kept as a final `.`) still demands a folder after normalisation.
   const folder = parts[parts.length - 1] === '.' ? ['.'] : [];
+  // The common case needs no realpath of the root: a relative name that stays below the root and
+  // meets no link there lands at the root's real location followed by the name (plainBelow), so
+  // the target is the name itself and only the pattern is left to check. Anything else (a link,
+  // `..` after a name, an absolute path, a root that does not resolve) is decided the full way.
+  if (!absolute && nameParts !== null && !climbsAfterName(parts) && plainBelow(rootParts, nameParts, folder.length > 0, fs)) {
+    return matched(name, [name], rules.pattern);
+  }
   // A path under an existing root is walked on from the root's real location: the kernel follows
   // the root's own links first, so the result is the same, and the components of the root (which
   // its realpath just examined) are not asked about again. Below the root only its own components
   // are looked up, and nothing past the first missing one (a realpath of a path that does not exist
   // yet, the common case for a write, costs an exception and then the whole walk anyway).
+  realRoot ??= resolveRoot();
   if (!realRoot.ok) return { allowed: false, refusal: 'unresolvable', problem: `the project root cannot be followed: ${realRoot.problem}` };
   const fromRealRoot = realRoot.exists;
-  const under = (rest: readonly string[]): Walk => (fromRealRoot ? walk(realRoot.parts, rest, fs) : locate([...rootParts, ...rest], fs));
+  const realRootParts = realRoot.parts;
+  const under = (rest: readonly string[]): Walk => (fromRealRoot ? walk(realRootParts, rest, fs) : locate([...rootParts, ...rest], fs));
   const reals: Walk[] = [nameParts !== null ? under([...nameParts, ...folder]) : locate([...norm.parts, ...folder], fs)];
   if (climbsAfterName(parts)) reals.push(absolute ? locate(parts, fs) : under(parts));
   const targets: string[] = [];
@@ -92,12 +105,16 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
     }
     targets.push(target);
   }
+  return matched(name, targets, rules.pattern);
+}
 
-  if (rules.pattern !== null) {
-    if (!rules.pattern.test(name)) return { allowed: false, refusal: 'pattern', name, problem: `"${name}" does not match ${rules.pattern.source}` };
+/** The last step: the pattern must match the name and every real target (at least one). */
+function matched(name: string, targets: readonly string[], pattern: RegExp | null): PathDecision {
+  if (pattern !== null) {
+    if (!pattern.test(name)) return { allowed: false, refusal: 'pattern', name, problem: `"${name}" does not match ${pattern.source}` };
     for (const target of targets) {
-      if (!rules.pattern.test(target)) {
-        return { allowed: false, refusal: 'pattern', name, target, problem: `"${name}" leads to "${target}", which does not match ${rules.pattern.source}` };
+      if (!pattern.test(target)) {
+        return { allowed: false, refusal: 'pattern', name, target, problem: `"${name}" leads to "${target}", which does not match ${pattern.source}` };
       }
     }
   }

@@ -22,7 +22,8 @@ function look(path: string): Entry {
     return st.isDirectory() ? KINDS.dir : st.isFile() ? KINDS.file : KINDS.other;
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'EIO';
-    // ENOTDIR: a prefix is a file; the walk reports that itself before it ever needs this entry.
+    // ENOTDIR: a prefix is a file; walk reports that itself before it ever needs this entry, and
+    // plainBelow, which may meet it under a root that is a file, then asks whether the root is a folder.
     return code === 'ENOENT' || code === 'ENOTDIR' ? KINDS.missing : { kind: 'error', code };
   }
 }
@@ -49,8 +50,11 @@ function remembered<T extends object | string | null>(ask: (path: string) => T):
 export function onceEach(inner: FsView): FsView {
   const entry = remembered((path) => inner.entry(path));
   const rp = inner.realpath;
-  return rp ? { entry, realpath: remembered((path) => rp.call(inner, path)) } : { entry };
+  return { entry, realpath: rp ? remembered((path) => rp.call(inner, path)) : undefined, resolvesPrefixes: inner.resolvesPrefixes === true };
 }
 
+/** lstat(2) itself resolves every component but the last, links included: what resolvesPrefixes promises. */
+const LIVE: FsView = { entry: look, realpath: real, resolvesPrefixes: true };
+
 /** A fresh view of the real file system for one decision: nothing it learns outlives that decision. */
-export const liveFsView = (): FsView => onceEach({ entry: look, realpath: real });
+export const liveFsView = (): FsView => onceEach(LIVE);

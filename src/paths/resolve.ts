@@ -19,6 +19,12 @@ export interface FsView {
    * component by component), or null when it does not resolve (missing, loop, not a folder…).
    */
   realpath?(absolutePath: string): string | null;
+  /**
+   * True when entry() answers for any absolute path exactly as lstat(2) does: every component but
+   * the last is followed as the kernel follows it, links included (the live view). Only such a
+   * view may be asked about paths under a root that is itself a link (see plainBelow).
+   */
+  readonly resolvesPrefixes?: boolean;
 }
 
 /** Linux gives up (ELOOP) after following this many links in one lookup; so do we. */
@@ -92,4 +98,32 @@ export function locate(parts: readonly string[], fs: FsView): Walk {
     if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
   }
   return walk([], parts, fs);
+}
+
+/**
+ * The common case without knowing where the root really is: true when the kernel resolves the
+ * root to a folder and each name below it, up to the first missing one, is a folder with no link
+ * in the way (the last name may be a file or special file unless `folder`). Then the real target
+ * is the root's real location followed by `names`, exactly what walk would find from there, so the
+ * root's realpath is not needed. False means "decide it the full way": a link anywhere below the
+ * root, an error, a file used as a folder, or a first name missing while the root itself does not
+ * resolve to a folder (ENOENT, like the ENOTDIR of a root that is a file, which the live view also
+ * reads as missing, cannot tell a missing name from a missing root, so the root is asked about
+ * then; walk and the kernel also part ways on a root leading through a missing folder and `..`,
+ * which the full procedure judges). `names` must be lexical: no `.`, no `..`.
+ */
+export function plainBelow(root: readonly string[], names: readonly string[], folder: boolean, fs: FsView): boolean {
+  if (fs.resolvesPrefixes !== true || names.length === 0) return false;
+  const pos = [...root];
+  for (let i = 0; i < names.length; i++) {
+    pos.push(names[i]!);
+    const found = fs.entry(absoluteText(pos));
+    switch (found.kind) {
+      case 'dir': continue;
+      case 'file': case 'other': return i === names.length - 1 && !folder;
+      case 'missing': return i > 0 || fs.entry(absoluteText([...root, '.'])).kind === 'dir';
+      default: return false;
+    }
+  }
+  return true;
 }

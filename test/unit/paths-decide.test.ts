@@ -17,12 +17,15 @@ describe('decidePath', () => {
   for (const [raw, pattern, expect, options] of ROWS) {
     const label = `${JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)} (${pattern}${options ? ` ${JSON.stringify(options)}` : ''}) → ${expect}`;
     it(label, () => {
-      const d = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE));
+      const d = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { resolvesPrefixes: false }));
       assert.equal(summary(d), expect, JSON.stringify(d));
       if (!d.allowed) assert.ok(d.problem.length > 0, 'a refusal says why');
-      // The realpath shortcut (used when the path exists) must never change an answer.
-      const viaRealpath = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { realpath: true }));
-      assert.equal(summary(viaRealpath), expect, `through realpath: ${JSON.stringify(viaRealpath)}`);
+      // Neither shortcut (realpath when the path exists; the plain walk below the configured root)
+      // may change an answer, nor a refusal's words.
+      for (const route of [{ realpath: true, resolvesPrefixes: false }, { realpath: false }, { realpath: true }]) {
+        const other = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, route));
+        assert.deepEqual(other, d, `along ${JSON.stringify(route)}`);
+      }
     });
   }
 });
@@ -82,10 +85,24 @@ test('no file system is consulted when nothing needs it (confinement off, no pat
 });
 
 test('one decision asks about each path once, and only about the root and the path', () => {
-  const fs = fakeFs(TREE);
-  decidePath('docs/new/b.md', { root: '/p', confine: true, pattern: /\.md$/ }, onceEach(fs));
+  const rules: PathRules = { root: '/p', confine: true, pattern: /\.md$/ };
+  const full = fakeFs(TREE, { resolvesPrefixes: false });
+  decidePath('docs/new/b.md', rules, onceEach(full));
   // The root, then the path walked on from it, and nothing past the first missing folder.
-  assert.deepEqual(fs.asked, ['/p', '/p/docs', '/p/docs/new']);
+  assert.deepEqual(full.asked, ['/p', '/p/docs', '/p/docs/new']);
+  // Below a root that resolves, no link on the way: only the path's own components, no realpath.
+  for (const realpath of [false, true]) {
+    const plain = fakeFs(TREE, { realpath });
+    decidePath('docs/new/b.md', rules, onceEach(plain));
+    assert.deepEqual(plain.asked, ['/p/docs', '/p/docs/new']);
+    const through = fakeFs(TREE, { realpath });
+    decidePath('docs/new/b.md', { ...rules, root: '/r' }, onceEach(through));
+    assert.deepEqual(through.asked, ['/r/docs', '/r/docs/new']);
+  }
+  // A first name missing: the root itself is asked about (it might be what is missing).
+  const fresh = fakeFs(TREE);
+  decidePath('new/b.md', rules, onceEach(fresh));
+  assert.deepEqual(fresh.asked, ['/p/new', '/p/.']);
   const raw = fakeFs(TREE);
   decidePath('indir/../docs/a.md', { root: '/p', confine: true, pattern: null }, onceEach(raw));
   assert.equal(new Set(raw.asked).size, raw.asked.length, `asked twice: ${raw.asked.join(', ')}`);

@@ -1,6 +1,6 @@
 // A file system as a table, for path-decision tests: absolute path → 'dir' | 'file' | 'other' |
 // '-> target' (a symbolic link) | 'EACCES'-style error codes. Anything not listed is missing.
-import { walk, type Entry, type FsView } from '../../src/paths/resolve.js';
+import { MAX_LINK_HOPS, walk, type Entry, type FsView } from '../../src/paths/resolve.js';
 
 export type FakeTree = Readonly<Record<string, string>>;
 
@@ -11,24 +11,64 @@ export interface FakeFs extends FsView {
   set(path: string, what: string | undefined): void;
 }
 
+const MISSING: Entry = { kind: 'missing' };
+
+function toEntry(what: string | undefined): Entry {
+  if (what === undefined) return MISSING;
+  if (what.startsWith('-> ')) return { kind: 'link', target: what.slice(3) };
+  if (what === 'dir' || what === 'file' || what === 'other') return { kind: what };
+  return { kind: 'error', code: what };
+}
+
+/**
+ * lstat(2) over the table, as the kernel answers it: every component but the last is followed
+ * (links too, `..` from where a link leads, at most MAX_LINK_HOPS of them), and a missing or
+ * non-folder component on the way answers for the whole path (ENOENT, ENOTDIR: missing, as the
+ * live view maps them); the last component is reported as it is, a link not followed.
+ */
+function lstatModel(table: ReadonlyMap<string, string>, path: string): Entry {
+  const parts = path.split('/').filter((p) => p !== '');
+  const last = parts.pop();
+  const pending = parts.reverse(); // a stack: the next component is on top
+  const pos: string[] = [];
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.pop()!;
+    if (part === '.') continue;
+    if (part === '..') { pos.pop(); continue; }
+    const found = toEntry(table.get(`/${[...pos, part].join('/')}`));
+    switch (found.kind) {
+      case 'dir': pos.push(part); break;
+      case 'missing': case 'file': case 'other': return MISSING;
+      case 'error': return found;
+      case 'link': {
+        if (++hops > MAX_LINK_HOPS) return { kind: 'error', code: 'ELOOP' };
+        if (found.target.startsWith('/')) pos.length = 0;
+        const target = found.target.split('/').filter((p) => p !== '');
+        for (let i = target.length - 1; i >= 0; i--) pending.push(target[i]!);
+        break;
+      }
+    }
+  }
+  if (last === undefined || last === '.' || last === '..') return { kind: 'dir' };
+  return toEntry(table.get(`/${[...pos, last].join('/')}`));
+}
+
 /**
  * With `realpath: true` the view also offers the realpath shortcut, answered by walking the table
- * (an existing path only), so the same rows can be decided along both routes.
+ * (an existing path only), so the same rows can be decided along both routes. With
+ * `resolvesPrefixes: false` it stops claiming to answer like lstat for any path (as the live view
+ * does), which turns off decidePath's plain walk below the configured root: the full procedure.
  */
-export function fakeFs(tree: FakeTree, options: { realpath?: boolean } = {}): FakeFs {
+export function fakeFs(tree: FakeTree, options: { realpath?: boolean; resolvesPrefixes?: boolean } = {}): FakeFs {
   const table = new Map(Object.entries(tree));
   const asked: string[] = [];
-  const toEntry = (what: string | undefined): Entry => {
-    if (what === undefined) return { kind: 'missing' };
-    if (what.startsWith('-> ')) return { kind: 'link', target: what.slice(3) };
-    if (what === 'dir' || what === 'file' || what === 'other') return { kind: what };
-    return { kind: 'error', code: what };
-  };
   const view: FakeFs = {
     asked,
+    resolvesPrefixes: options.resolvesPrefixes ?? true,
     entry(path) {
       asked.push(path);
-      return toEntry(table.get(path));
+      return lstatModel(table, path);
     },
     set(path, what) {
       if (what === undefined) table.delete(path); else table.set(path, what);

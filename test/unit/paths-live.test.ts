@@ -43,6 +43,9 @@ test('the live file system decides every table row as the table model does', (t)
     const live = decidePath(given, rules, liveFsView());
     const model = decidePath(given, rules, fakeFs(fake));
     assert.equal(summary(live), summary(model), `${JSON.stringify(raw)} (${pattern}): live ${JSON.stringify(live)}`);
+    // The kernel's own lstat below the configured root (no realpath of it) must change nothing.
+    const full = decidePath(given, rules, { ...liveFsView(), resolvesPrefixes: false });
+    assert.deepEqual(live, full, `${JSON.stringify(raw)} (${pattern}): the full procedure differs`);
     compared++;
   }
   assert.ok(compared >= 100, `${compared} rows compared`);

@@ -39,6 +39,9 @@ export const TREE: FakeTree = {
   '/o': 'dir',
   '/o/secret.md': 'file',
   '/r': '-> /p', // a root given through a link
+  '/rf': '-> /p/src.ts', // a root given through a link to a file
+  '/d': '-> /nowhere/project', // a root given through a dangling link
+  '/m': '-> /nowhere/../p', // walk climbs back from the missing folder; the kernel stops there (ENOENT)
 };
 
 export const PATTERNS = { none: null, md: /\.md$/, docs: /^docs\//, src: /^src\// } as const;
@@ -184,6 +187,24 @@ export const ROWS: Row[] = [
   ['outdir/x.md', 'none', 'outside', { root: '/r' }],
   ['/r/../o/secret.md', 'none', 'outside', { root: '/r' }],
   ['x.md', 'md', 'ok x.md → x.md', { root: '/missing/project' }],
+  // Roots of every shape, for the walk below the configured root that skips the root's realpath
+  ['docs/new/b.md', 'docs', 'ok docs/new/b.md → docs/new/b.md', { root: '/r' }],
+  ['new/b.md', 'md', 'ok new/b.md → new/b.md', { root: '/r' }],
+  ['docslink/a.md', 'md', 'ok docslink/a.md → docs/a.md', { root: '/r' }],
+  ['alias.md', 'md', 'pattern', { root: '/r' }],
+  ['docs/a.md/x', 'none', 'unresolvable', { root: '/r' }],
+  ['docs/a.md/', 'none', 'unresolvable', { root: '/r' }],
+  ['src.ts', 'src', 'pattern', { root: '/r' }],
+  ['a/b.md', 'md', 'ok a/b.md → a/b.md', { root: '/missing/project' }],
+  ['x.md', 'none', 'unresolvable', { root: '/p/src.ts' }],
+  ['a/b.md', 'md', 'unresolvable', { root: '/p/src.ts' }],
+  ['x.md', 'none', 'unresolvable', { root: '/rf' }],
+  ['x.md', 'md', 'ok x.md → x.md', { root: '/d' }],
+  ['a/b.md', 'none', 'ok a/b.md → a/b.md', { root: '/d' }],
+  ['outdir/x.md', 'none', 'outside', { root: '/m' }],
+  ['docs/a.md', 'docs', 'ok docs/a.md → docs/a.md', { root: '/m' }],
+  ['alias.md', 'md', 'pattern', { root: '/m' }],
+  ['new/x.md', 'md', 'ok new/x.md → new/x.md', { root: '/m' }],
   ['/p/', 'none', 'ok . → .', { root: '/p/' }],
   // Confinement off: outside is allowed, the pattern still sees both (relative, with `..`)
   ['../o/secret.md', 'none', 'ok ../o/secret.md → ../o/secret.md', { confine: false }],
