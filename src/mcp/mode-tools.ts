@@ -104,25 +104,15 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       return d.systemPrompt(mode).then((prompt) => modeInfo(mode, prompt));
     },
 
-    async create_task(args) {
+    create_task(args) {
       const mode = requireMode(d.catalogue(), args.mode_slug as string);
       const parent = str(args.parent_session_id);
-      const s = await d.sessions.create({
+      const s = d.sessions.create({
         modeSlug: mode.slug,
         ...(str(args.initial_message) !== undefined ? { initialMessage: args.initial_message as string } : {}),
         ...(parent !== undefined ? { parentSessionId: parent } : {}),
       });
-      const metadata: Record<string, unknown> = { session_id: s.session_id, task_id: s.task.task_id, mode_slug: s.task.mode_slug };
-      if (parent !== undefined) metadata.parent_session_id = parent;
-      if (s.task.parent_task_id) metadata.parent_task_id = s.task.parent_task_id;
-      metadata.created_at = s.created_at;
-      const lines = [
-        `Created task ${s.task.task_id} in ${mode.name} (${mode.slug}).`,
-        `Session: ${s.session_id}`,
-        ...(s.task.parent_task_id ? [`Parent task: ${s.task.parent_task_id}`] : []),
-        '', 'Tool groups:', ...groupLines(describeToolGroups(mode)),
-      ];
-      return { text: lines.join('\n'), metadata };
+      return s instanceof Promise ? s.then((v) => createdTask(mode, parent, v)) : createdTask(mode, parent, s);
     },
 
     async switch_mode(args) {
@@ -233,4 +223,19 @@ function validateToolUse(d: ModeToolDeps, slug: string, args: Record<string, unk
   const verdict = decision.allowed ? '✓ allowed' : '✗ not allowed';
   const text = `${verdict}: ${tool}${filePath !== undefined ? ` on ${filePath}` : ''} in ${mode.name} (${mode.slug})\n${decision.reason}`;
   return { text, metadata };
+}
+
+/** create_task's answer for the session just made. */
+function createdTask(mode: CompiledMode, parent: string | undefined, s: SessionView): ToolResult {
+  const metadata: Record<string, unknown> = { session_id: s.session_id, task_id: s.task.task_id, mode_slug: s.task.mode_slug };
+  if (parent !== undefined) metadata.parent_session_id = parent;
+  if (s.task.parent_task_id) metadata.parent_task_id = s.task.parent_task_id;
+  metadata.created_at = s.created_at;
+  const lines = [
+    `Created task ${s.task.task_id} in ${mode.name} (${mode.slug}).`,
+    `Session: ${s.session_id}`,
+    ...(s.task.parent_task_id ? [`Parent task: ${s.task.parent_task_id}`] : []),
+    '', 'Tool groups:', ...groupLines(describeToolGroups(mode)),
+  ];
+  return { text: lines.join('\n'), metadata };
 }

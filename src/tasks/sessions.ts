@@ -103,7 +103,8 @@ export class SessionStore {
     return counts;
   }
 
-  async create(input: { modeSlug: string; initialMessage?: string; parentSessionId?: string }): Promise<SessionView> {
+  /** A new session; kept in memory only and without a parent it is made at once (no promise). */
+  create(input: { modeSlug: string; initialMessage?: string; parentSessionId?: string }): SessionView | Promise<SessionView> {
     const now = this.#now();
     const id = randomId('ses_');
     const taskId = randomId('task_');
@@ -114,13 +115,21 @@ export class SessionStore {
     });
     if (input.parentSessionId === undefined) {
       const rec = make(undefined);
+      const files = this.#files;
+      // Nothing can wait on an id nobody has seen yet, so without a file to write there is no turn to take.
+      if (files === null) { this.#sessions.set(id, rec); return toView(rec); }
       return this.#exclusive(id, async () => {
-        if (this.#files) await this.#files.write(rec);
+        await files.write(rec);
         this.#sessions.set(id, rec);
         return toView(rec);
       });
     }
-    const { out } = await this.#mutate(input.parentSessionId, now, true, async (parent) => {
+    return this.#createChild(id, taskId, input.parentSessionId, now, make);
+  }
+
+  /** A subtask's session: the child is written first, then the parent gains it, under the parent's turn. */
+  async #createChild(id: string, taskId: string, parentSessionId: string, now: number, make: (parent: SessionRecord) => SessionRecord): Promise<SessionView> {
+    const { out } = await this.#mutate(parentSessionId, now, true, async (parent) => {
       const nextParent = withTask(parent, addChildTask(parent.task, taskId)); // throws unless active
       const child = make(parent);
       // The child is written first: a crash before the parent's write leaves an unacknowledged

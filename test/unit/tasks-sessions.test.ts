@@ -164,15 +164,15 @@ test('a child links to its parent both ways and hierarchy shows both directions'
 
 test('a parent that is unknown, expired or finished is refused and no child is left behind', async () => {
   const { store, clock } = memoryStore({ timeoutSeconds: 10 });
-  await assert.rejects(store.create({ modeSlug: 'code', parentSessionId: 'ses_111111111111111111111111' }), code(-32002));
+  await assert.rejects(async () => store.create({ modeSlug: 'code', parentSessionId: 'ses_111111111111111111111111' }), code(-32002));
   assert.equal(store.size(), 0);
   const done = await store.create({ modeSlug: 'code' });
   await store.complete(done.session_id, 'completed');
-  await assert.rejects(store.create({ modeSlug: 'code', parentSessionId: done.session_id }), code(-32004));
+  await assert.rejects(async () => store.create({ modeSlug: 'code', parentSessionId: done.session_id }), code(-32004));
   assert.equal(store.size(), 1);
   const old = await store.create({ modeSlug: 'code' });
   clock.t += 10_000;
-  await assert.rejects(store.create({ modeSlug: 'code', parentSessionId: old.session_id }), code(-32003));
+  await assert.rejects(async () => store.create({ modeSlug: 'code', parentSessionId: old.session_id }), code(-32003));
   assert.equal(store.size(), 1); // `old` was dropped on access; `done` waits for the sweep
   assert.equal(await store.sweep(), 1);
   assert.equal(store.size(), 0);

@@ -235,7 +235,7 @@ test('ids that are not ses_ plus 24 hex never reach the filesystem', async (t) =
     await assert.rejects(files.read(bad), code(-32002));
     await assert.rejects(files.lock(bad), code(-32002));
     await assert.rejects(a.get(bad), code(-32002));
-    await assert.rejects(a.create({ modeSlug: 'code', parentSessionId: bad }), code(-32002));
+    await assert.rejects(async () => a.create({ modeSlug: 'code', parentSessionId: bad }), code(-32002));
   }
   assert.deepEqual(readdirSync(dir), []);
 });
