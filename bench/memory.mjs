@@ -1,5 +1,5 @@
 // Memory: RSS of a ready process, and what one live session costs at 10,000 and 100,000 sessions,
-// as RSS growth (/proc) and as live heap (heap in use after a full GC, printed by a preloaded probe).
+// as RSS growth (/proc) and as live memory (V8 heap plus ArrayBuffers in use after a full GC, printed by a preloaded probe).
 import { join } from 'node:path';
 import { PROBE, Peer, alternate, kb, mb, median, now, round, row, tempDir } from './lib.mjs';
 
@@ -24,10 +24,11 @@ async function ready(peer) {
 
 /**
  * The live heap in bytes: the probe (bench/probe.cjs, preloaded with --expose-gc) runs full GCs
- * and reports the heap still in use. The same for every peer, and cheap at any size (a heap
+ * and reports the heap still in use plus ArrayBuffer memory (our session table keeps its numbers
+ * in typed arrays, outside the V8 heap). The same for every peer, and cheap at any size (a heap
  * snapshot of 100,000 sessions is hundreds of MB to parse).
  */
-const liveHeap = async (peer) => (await peer.probe()).heapUsed;
+const liveHeap = async (peer) => (await peer.probe()).liveBytes;
 
 /** One fresh process per round: RSS when ready, then RSS growth and live-heap growth per session. */
 async function measure(kind, sessions, args, cwd) {

@@ -1,7 +1,8 @@
 // Preloaded into a benchmarked peer (ours or the SDK peer: `node [--expose-gc] --require`). On
 // SIGUSR2 it prints one stderr line `bench-probe {json}` with what happened inside the process
 // since the last signal (GC pauses; event-loop delay when BENCH_PROBE_LOOP=1) and, under
-// --expose-gc, the heap still in use after full GCs; then it starts counting afresh.
+// --expose-gc, the memory still in use after full GCs (the V8 heap plus ArrayBuffer memory, which
+// a server may keep outside the heap, e.g. typed arrays); then it starts counting afresh.
 // Never writes to stdout (the protocol's) and never changes what the peer answers.
 const { monitorEventLoopDelay, PerformanceObserver } = require('node:perf_hooks');
 
@@ -24,7 +25,8 @@ process.on('SIGUSR2', () => {
   }
   if (typeof global.gc === 'function') {
     global.gc(); global.gc();
-    out.heapUsed = process.memoryUsage().heapUsed;
+    const m = process.memoryUsage();
+    out.liveBytes = m.heapUsed + m.arrayBuffers;
   }
   gcs = { count: 0, totalMs: 0, maxMs: 0 };
   process.stderr.write(`bench-probe ${JSON.stringify(out)}\n`);

@@ -4,20 +4,22 @@ import { InternalError } from '../rpc/errors.js';
 import { isValidId, SplicedLine, type Outgoing, type RequestId } from '../rpc/jsonrpc.js';
 
 /**
- * One serialised message, without its newline, as the writer sends it: a plain string, or a cached
- * answer's head and shared bytes (SplicedLine), so the hot path allocates nothing around it. Queues
- * weigh it by its length (UTF-16 units: at least a third of its UTF-8 size and at most all of it),
- * which costs nothing to read, unlike a byte count.
+ * One serialised message, without its newline, as the writer sends it: its UTF-8 bytes, or a
+ * cached answer's head and shared bytes (SplicedLine). A message is encoded as soon as it is
+ * serialised: answers waiting in the queue are then bytes outside the V8 heap rather than strings
+ * in it (a two-byte string, as soon as a mode name carries an emoji), which is what V8's young
+ * generation had to keep moving, and grew for, while a burst waited for the client to read.
+ * Queues weigh a line by its length (bytes, or near enough for a SplicedLine's head).
  */
-export type WireLine = string | SplicedLine;
+export type WireLine = Buffer | SplicedLine;
 
 /** The line as text, for the doors that need a string (HTTP bodies, batch arrays). */
-export const lineText = (line: WireLine): string => (typeof line === 'string' ? line : line.toString());
+export const lineText = (line: WireLine): string => line.toString();
 
 /** Why a message cannot be sent (its size when known). */
 export interface Refusal { readonly problem: string; readonly bytes: number | null }
 
-export const isRefusal = (out: WireLine | Refusal): out is Refusal => typeof out !== 'string' && !(out instanceof SplicedLine);
+export const isRefusal = (out: WireLine | Refusal): out is Refusal => !Buffer.isBuffer(out) && !(out instanceof SplicedLine);
 
 /** Serialises one message; refuses it when it is over `maxBytes` or cannot be serialised at all. */
 export function encodeLine(message: Outgoing, maxBytes: number): WireLine | Refusal {
@@ -34,7 +36,7 @@ export function encodeLine(message: Outgoing, maxBytes: number): WireLine | Refu
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > maxBytes) return { problem: `it is ${bytes} bytes, over the limit of ${maxBytes} bytes (server.max_message_bytes)`, bytes };
   }
-  return text;
+  return Buffer.from(text, 'utf8');
 }
 
 /** A spliced line's body is ASCII; only its short head (a string id may not be) is counted. */
@@ -87,13 +89,13 @@ export function encodeBatch(answers: readonly Outgoing[], maxBytes: number, onRe
     const id = responseId(answers[i]!);
     const problem = `the batch answer is ${size} bytes, over the limit of ${maxBytes} bytes (server.max_message_bytes)`;
     onRefused(id, problem);
-    lines[i] = forced(unsentAnswerError(id, problem, sizes[i]!, maxBytes));
+    lines[i] = lineText(forced(unsentAnswerError(id, problem, sizes[i]!, maxBytes)));
     sizes[i] = Buffer.byteLength(lines[i]!, 'utf8');
   }
-  return `[${lines.join(',')}]`;
+  return Buffer.from(`[${lines.join(',')}]`, 'utf8');
 }
 
 /** A small message of our own making: always serialisable, never near any limit. */
-function forced(message: Outgoing): string {
-  return JSON.stringify(message);
+function forced(message: Outgoing): Buffer {
+  return Buffer.from(JSON.stringify(message), 'utf8');
 }

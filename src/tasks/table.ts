@@ -5,9 +5,12 @@ import { makeSession, makeTask, TASK_ID_PATTERN, type SessionRecord, type TaskRe
 
 // Why columns: a session kept as two record objects, two id strings and two boxed timestamps cost
 // ~400 bytes of heap; most sessions are created once and never changed. A packed slot costs one
-// map entry keyed by a small integer, NUMS doubles in one unboxed array (V8 keeps an all-number
-// array as raw doubles) and one reference (the initial message, or the whole record when the
-// session is not in the packed shape). Everything stays on the V8 heap, so heap figures count it.
+// map entry keyed by a small integer, NUMS doubles in a block of numbers and one reference (the
+// initial message, or the whole record when the session is not in the packed shape). The numbers
+// live in fixed blocks of typed memory, outside the V8 heap: a growing array of doubles is copied
+// each time it grows, and every copy, like every number written, is live data the young-generation
+// collector must move and count, which made V8 grow its young generation during a burst of
+// creates (the RSS growth per session of the memory benchmark). Blocks are never copied.
 // Ids are 96 random bits, kept as two 48-bit halves (exact in a double); the map's key is the top
 // 28 bits of the session id (a V8 small integer on every build) and a key shared by several
 // sessions holds the list of their slots, each checked against the full id.
@@ -19,6 +22,26 @@ const KEY_DIGITS = 7; // 28 bits: a small integer in V8 on every build
 const KEY_UNIT = 16 ** (HALF - KEY_DIGITS);
 const FREE = -1; // the session-id high half of a free slot: matches no id
 const MAX_MODES = 0xffff;
+const BLOCK_BITS = 12; // 4,096 slots (229 KB) per block of numbers
+const BLOCK_SLOTS = 1 << BLOCK_BITS;
+
+/** NUMS doubles per slot, in blocks allocated once each; slots are added in order. */
+class NumberColumns {
+  readonly #blocks: Float64Array[] = [];
+
+  /** Makes room for `slot` (the next new one). */
+  grow(slot: number): void {
+    if (slot >> BLOCK_BITS >= this.#blocks.length) this.#blocks.push(new Float64Array(BLOCK_SLOTS * NUMS));
+  }
+
+  get(slot: number, field: number): number {
+    return this.#blocks[slot >> BLOCK_BITS]![(slot & (BLOCK_SLOTS - 1)) * NUMS + field]!;
+  }
+
+  set(slot: number, field: number, value: number): void {
+    this.#blocks[slot >> BLOCK_BITS]![(slot & (BLOCK_SLOTS - 1)) * NUMS + field] = value;
+  }
+}
 
 /** True when the record carries nothing the packed form cannot give back exactly. */
 function packable(rec: SessionRecord): boolean {
@@ -74,8 +97,8 @@ export class SessionTable {
   // The last id found and its slot: an access looks a session up, then records the access.
   #recentId: string | undefined;
   #recentSlot = 0;
-  /** NUMS numbers per slot; only ever numbers, so V8 stores them unboxed. */
-  readonly #nums: number[] = [];
+  /** NUMS numbers per slot (see NumberColumns). */
+  readonly #nums = new NumberColumns();
   /** Per slot: the initial message (packed), the whole record (not packed) or undefined. */
   readonly #refs: (string | SessionRecord | undefined)[] = [];
   readonly #free: number[] = [];
@@ -91,15 +114,14 @@ export class SessionTable {
     const slot = this.#find(id);
     if (slot === undefined) return undefined;
     const n = this.#nums;
-    const at = slot * NUMS;
     const ref = this.#refs[slot];
-    if (typeof ref === 'object') return makeSession({ ...ref, lastAccessed: n[at + 1]! });
+    if (typeof ref === 'object') return makeSession({ ...ref, lastAccessed: n.get(slot, 1) });
     const task: TaskRecord = makeTask({
-      id: idText('task_', n[at + 2]!, n[at + 3]!), mode: this.#modeNames[n[at + 4]!]!, state: 'active',
-      createdAt: n[at]!, completedAt: undefined, parentId: undefined, children: undefined, messages: ref,
+      id: idText('task_', n.get(slot, 2), n.get(slot, 3)), mode: this.#modeNames[n.get(slot, 4)]!, state: 'active',
+      createdAt: n.get(slot, 0), completedAt: undefined, parentId: undefined, children: undefined, messages: ref,
       history: undefined, metadata: undefined, result: undefined,
     });
-    return makeSession({ id, task, lastAccessed: n[at + 1]!, parentSession: undefined, childSessions: undefined });
+    return makeSession({ id, task, lastAccessed: n.get(slot, 1), parentSession: undefined, childSessions: undefined });
   }
 
   /** Adds or replaces a session; `id` must be `ses_` + 24 lowercase hex (the store checks first). */
@@ -113,29 +135,28 @@ export class SessionTable {
     if (slot === undefined) {
       slot = this.#free.pop() ?? this.#refs.length;
       if (slot === this.#refs.length) {
-        for (let i = 0; i < NUMS; i++) n.push(0); // appended in order: never a hole
-        this.#refs.push(undefined);
+        n.grow(slot);
+        this.#refs.push(undefined); // appended in order: never a hole
       }
-      n[slot * NUMS + 5] = hi;
-      n[slot * NUMS + 6] = lo;
+      n.set(slot, 5, hi);
+      n.set(slot, 6, lo);
       const held = this.#slots.get(key);
       this.#slots.set(key, held === undefined ? slot : typeof held === 'number' ? [held, slot] : [...held, slot]);
       this.#size++;
       this.#recentId = id;
       this.#recentSlot = slot;
     }
-    const at = slot * NUMS;
-    n[at + 1] = rec.lastAccessed;
+    n.set(slot, 1, rec.lastAccessed);
     const mode = packable(rec) ? this.#intern(rec.task.mode) : -1;
     if (mode < 0) {
       this.#refs[slot] = rec;
       return;
     }
     const t = rec.task;
-    n[at] = t.createdAt;
-    n[at + 2] = Number.parseInt(t.id.slice(TASK_HEAD, TASK_HEAD + HALF), 16);
-    n[at + 3] = Number.parseInt(t.id.slice(TASK_HEAD + HALF), 16);
-    n[at + 4] = mode;
+    n.set(slot, 0, t.createdAt);
+    n.set(slot, 2, Number.parseInt(t.id.slice(TASK_HEAD, TASK_HEAD + HALF), 16));
+    n.set(slot, 3, Number.parseInt(t.id.slice(TASK_HEAD + HALF), 16));
+    n.set(slot, 4, mode);
     this.#refs[slot] = t.messages as string | undefined;
   }
 
@@ -144,31 +165,31 @@ export class SessionTable {
     const slot = this.#find(id);
     if (slot === undefined) return undefined;
     const ref = this.#refs[slot];
-    return typeof ref === 'object' ? ref.task.mode : this.#modeNames[this.#nums[slot * NUMS + 4]!]!;
+    return typeof ref === 'object' ? ref.task.mode : this.#modeNames[this.#nums.get(slot, 4)]!;
   }
 
   lastAccessed(id: string): number | undefined {
     const slot = this.#find(id);
-    return slot === undefined ? undefined : this.#nums[slot * NUMS + 1]!;
+    return slot === undefined ? undefined : this.#nums.get(slot, 1);
   }
 
   /** Records an access; false when the id is not here. */
   touch(id: string, at: number): boolean {
     const slot = this.#find(id);
     if (slot === undefined) return false;
-    this.#nums[slot * NUMS + 1] = at;
+    this.#nums.set(slot, 1, at);
     return true;
   }
 
   delete(id: string): boolean {
     const slot = this.#find(id);
     if (slot === undefined) return false;
-    const key = Math.floor(this.#nums[slot * NUMS + 5]! / KEY_UNIT); // the top digits of the high half
+    const key = Math.floor(this.#nums.get(slot, 5) / KEY_UNIT); // the top digits of the high half
     const held = this.#slots.get(key)!;
     const rest = typeof held === 'number' ? [] : held.filter((s) => s !== slot);
     if (rest.length === 0) this.#slots.delete(key);
     else this.#slots.set(key, rest.length === 1 ? rest[0]! : rest);
-    this.#nums[slot * NUMS + 5] = FREE;
+    this.#nums.set(slot, 5, FREE);
     this.#recentId = undefined;
     this.#refs[slot] = undefined; // the message or record is garbage from here
     this.#free.push(slot);
@@ -188,10 +209,9 @@ export class SessionTable {
   }
 
   #ifStale(slot: number, stale: (lastAccessed: number) => boolean): string | null {
-    const at = slot * NUMS;
     const n = this.#nums;
     // A slot freed by a deletion during the walk is skipped.
-    return n[at + 5] !== FREE && stale(n[at + 1]!) ? idText('ses_', n[at + 5]!, n[at + 6]!) : null;
+    return n.get(slot, 5) !== FREE && stale(n.get(slot, 1)) ? idText('ses_', n.get(slot, 5), n.get(slot, 6)) : null;
   }
 
   /** The slot holding `id`, if any. */
@@ -209,8 +229,8 @@ export class SessionTable {
     const held = this.#slots.get(key);
     if (held === undefined) return undefined;
     const n = this.#nums;
-    if (typeof held === 'number') return n[held * NUMS + 5] === hi && n[held * NUMS + 6] === lo ? held : undefined;
-    return held.find((slot) => n[slot * NUMS + 5] === hi && n[slot * NUMS + 6] === lo);
+    if (typeof held === 'number') return n.get(held, 5) === hi && n.get(held, 6) === lo ? held : undefined;
+    return held.find((slot) => n.get(slot, 5) === hi && n.get(slot, 6) === lo);
   }
 
   /** The mode's index, or -1 when the table of names is full (the record is then kept whole). */

@@ -44,13 +44,14 @@ test('event ids, answer recognition and stateless statuses', () => {
   assert.deepEqual(parseEventId('3-17'), { stream: '3', seq: 17 });
   assert.equal(parseEventId('3'), null);
   assert.equal(parseEventId('../x-1'), null);
-  assert.deepEqual(describe('{"jsonrpc":"2.0","id":"a\\"b","result":{}}').answerTo, 'a"b');
-  assert.equal(describe(JSON.stringify({ jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'x' } })).errorCode, -32601);
-  const note = describe(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } }));
+  const line = (text: string): Buffer => Buffer.from(text);
+  assert.deepEqual(describe(line('{"jsonrpc":"2.0","id":"a\\"b","result":{}}')).answerTo, 'a"b');
+  assert.equal(describe(line(JSON.stringify({ jsonrpc: '2.0', id: 4, error: { code: -32601, message: 'x' } }))).errorCode, -32601);
+  const note = describe(line(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/progress', params: { progressToken: 7, progress: 1 } })));
   assert.equal(note.method, 'notifications/progress');
   assert.equal(note.progressToken, 7);
   assert.equal(note.answerTo, undefined);
-  const serverRequest = describe('{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}');
+  const serverRequest = describe(line('{"jsonrpc":"2.0","id":"srv-1","method":"roots/list"}'));
   assert.equal(serverRequest.method, 'roots/list', 'a server request is not an answer');
   assert.deepEqual([-32601, -32020, -32021, -32022, -32602, -32001].map(statusOf), [404, 400, 400, 400, 200, 200]);
 });

@@ -497,7 +497,7 @@ describe('processor batches', () => {
     await h.send([{ jsonrpc: '2.0', id: 1, method: 'cached' }, { jsonrpc: '2.0', id: 2, method: 'ping' }]);
     const raw = await h.outgoing.shift();
     assert.ok(raw !== undefined);
-    assert.equal(raw, '[{"jsonrpc":"2.0","id":1,"result":{"tools": [ ]}},{"jsonrpc":"2.0","id":2,"result":{}}]');
+    assert.equal(lineText(raw), '[{"jsonrpc":"2.0","id":1,"result":{"tools": [ ]}},{"jsonrpc":"2.0","id":2,"result":{}}]');
   });
 });
 
@@ -538,7 +538,7 @@ describe('processor scheduling', () => {
     await h.request('c', 'cached');
     const raw = await h.outgoing.shift();
     assert.ok(raw !== undefined);
-    assert.equal(raw, '{"jsonrpc":"2.0","id":"c","result":{"tools": [ ], "x":1}}');
+    assert.equal(lineText(raw), '{"jsonrpc":"2.0","id":"c","result":{"tools": [ ], "x":1}}');
   });
 
   test('hands an encoded PreSerialized result to the writer as its own head and the shared bytes', async () => {
@@ -798,7 +798,7 @@ describe('processor requestClient', () => {
 
   test('rejects at once when the outgoing queue is full', async () => {
     const h = start({ outgoingCapacity: 1 });
-    assert.equal(h.outgoing.tryPush('{"jsonrpc":"2.0","method":"filler"}'), true);
+    assert.equal(h.outgoing.tryPush(Buffer.from('{"jsonrpc":"2.0","method":"filler"}')), true);
     await assert.rejects(h.processor.requestClient('roots/list', undefined, 60_000), /output queue full/);
   });
 

@@ -168,3 +168,21 @@ test('a delete right after a lookup of another, absent id removes the right sess
   assert.deepEqual([...table.walk(() => true)], [b.id]);
   assert.deepEqual(table.get(b.id), b);
 });
+
+test('sessions across several blocks of numbers come back exactly, with mode and last access read in place', () => {
+  const table = new SessionTable();
+  const recs = Array.from({ length: 10_000 }, (_, i) => fresh({ mode: i % 3 === 0 ? 'ask' : 'code', at: T0 + i, message: `task ${i}` }));
+  for (const r of recs) table.set(r.id, r);
+  for (let i = 0; i < recs.length; i += 2) table.delete(recs[i]!.id); // free slots in every block
+  const again = Array.from({ length: 6_000 }, (_, i) => fresh({ mode: 'debug', at: T0 - i }));
+  for (const r of again) table.set(r.id, r); // reuse the freed slots, then grow into a new block
+  assert.equal(table.size, 11_000);
+  for (let i = 1; i < recs.length; i += 2) {
+    const r = recs[i]!;
+    assert.deepEqual(table.get(r.id), r);
+    assert.equal(table.modeOf(r.id), r.task.mode);
+    assert.equal(table.lastAccessed(r.id), r.lastAccessed);
+  }
+  for (const r of again) assert.deepEqual(table.get(r.id), r);
+  for (let i = 0; i < recs.length; i += 2) assert.equal(table.get(recs[i]!.id), undefined);
+});

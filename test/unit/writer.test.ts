@@ -4,11 +4,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Writable } from 'node:stream';
 import { AsyncQueue } from '../../src/pipeline/queue.js';
-import { MAX_BATCH_UNITS, runWriter, toBuffer } from '../../src/pipeline/writer.js';
+import { MAX_BATCH_BYTES, runWriter, toBuffer } from '../../src/pipeline/writer.js';
 import { lineText, type WireLine } from '../../src/pipeline/outbound.js';
 import { SplicedLine } from '../../src/rpc/jsonrpc.js';
 
-const line = (text: string): WireLine => text;
+const line = (text: string): WireLine => Buffer.from(text);
 
 /** A stream that keeps every chunk written to it. */
 function sink(): { stream: Writable; chunks: unknown[] } {
@@ -38,7 +38,7 @@ test('batches queued lines into Buffers no larger than the byte bound, a larger 
   const sent: string[] = [];
   const piece = 'y'.repeat(300 * 1024);
   for (let i = 0; i < 12; i++) { const t = JSON.stringify({ i, piece }); sent.push(t); assert.ok(q.tryPush(line(t))); }
-  const hugeText = JSON.stringify({ i: 'huge', piece: 'z'.repeat(3 * MAX_BATCH_UNITS) });
+  const hugeText = JSON.stringify({ i: 'huge', piece: 'z'.repeat(3 * MAX_BATCH_BYTES) });
   sent.push(hugeText);
   assert.ok(q.tryPush(line(hugeText)));
   for (let i = 0; i < 500; i++) { const t = `{"small":${i}}`; sent.push(t); assert.ok(q.tryPush(line(t))); }
@@ -48,9 +48,11 @@ test('batches queued lines into Buffers no larger than the byte bound, a larger 
   await new Promise<void>((resolve) => stream.end(resolve)); // the last batch is corked until the next tick
   assert.ok(chunks.every((c) => Buffer.isBuffer(c)), 'every write is one Buffer');
   const sizes = (chunks as Buffer[]).map((c) => c.length);
-  const hugeBytes = Buffer.byteLength(hugeText) + 1;
-  for (const size of sizes) assert.ok(size <= 3 * MAX_BATCH_UNITS || size === hugeBytes, `a write of ${size} bytes passes the bound`);
-  assert.ok(sizes.includes(hugeBytes), 'the oversized line is written alone');
+  const hugeBytes = Buffer.byteLength(hugeText);
+  // A batch: at most MAX_BATCH_BYTES of lines plus their newlines (256 lines at most).
+  for (const size of sizes) assert.ok(size <= MAX_BATCH_BYTES + 256 || size === hugeBytes || size === 1, `a write of ${size} bytes passes the bound`);
+  const at = sizes.indexOf(hugeBytes);
+  assert.ok(at >= 0 && sizes[at + 1] === 1, 'the oversized line is written alone, as it is, then its newline');
   assert.ok(chunks.length < 30, `small lines share writes (${chunks.length} writes)`);
   // Compared line by line, so a failure names the line instead of printing megabytes.
   const got = Buffer.concat(chunks as Buffer[]).toString('utf8').split('\n');
