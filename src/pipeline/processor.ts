@@ -83,7 +83,9 @@ export interface ProcessorOptions {
  *   its response queued before the next message is dispatched, so such responses keep request order.
  * - Handlers that await (file I/O, persistence, the IPC bridge, requests to the client) run
  *   concurrently, at most `maxInFlight` at once; each response is queued when its handler ends.
- *   Clients match responses by id, as JSON-RPC intends.
+ *   Clients match responses by id, as JSON-RPC intends. Messages already queued are taken without
+ *   yielding (at most the incoming queue's capacity), so those continuations run once the queue
+ *   is empty or the loop waits for a slot or for room in the output.
  * - Because handlers start in arrival order, state changes they make synchronously (e.g. a
  *   session's mode) also apply in arrival order.
  * - Backpressure: queuing a response awaits room in the outgoing queue; while any answer waits
