@@ -208,26 +208,40 @@ async function activeModeSet(config: ModeSourcesConfig, notices: ModeIssue[]): P
 
 export interface LayerResult { modes: Mode[]; issues: ModeIssue[]; notices: ModeIssue[]; warnings: ModeIssue[]; read: boolean }
 
+/** A layer file's text, or what the catalogue reports instead (nothing when the file is missing). */
+export type LayerText = { text: string } | { text: null; issue: ModeIssue | null };
+
+/** Reads one mode file's text; a missing file is simply absent, and nothing here throws. */
+export async function readLayerText(file: string): Promise<LayerText> {
+  try {
+    // Links are followed (a .roomodes linked from a shared checkout is common); only a regular file
+    // within the size cap is read, and opening never blocks (a FIFO would hang the load for ever).
+    return { text: (await readFileSafely(file, { maxBytes: MAX_MODE_FILE_BYTES, links: 'follow' })).text };
+  } catch (err) {
+    if (err instanceof UnsafeFileError && err.reason === 'missing') return { text: null, issue: null };
+    const message = err instanceof UnsafeFileError
+      ? (err.reason === 'not_regular' ? 'not a regular file' : err.reason === 'too_large' ? `the file ${err.problem}; mode files over ${MAX_MODE_FILE_BYTES} bytes are refused` : err.problem)
+      : `cannot read the file (${errCode(err) ?? (err instanceof Error ? err.message : String(err))})`;
+    return { text: null, issue: { file, line: 1, message } };
+  }
+}
+
 /** Reads and validates one mode file. A missing file is simply absent; nothing here throws. */
 export async function readModeLayer(
   file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
   convert?: (value: unknown, file: string) => unknown,
 ): Promise<LayerResult> {
-  const out: LayerResult = { modes: [], issues: [], notices: [], warnings: [], read: false };
-  let text: string;
-  try {
-    // Links are followed (a .roomodes linked from a shared checkout is common); only a regular file
-    // within the size cap is read, and opening never blocks (a FIFO would hang the load for ever).
-    text = (await readFileSafely(file, { maxBytes: MAX_MODE_FILE_BYTES, links: 'follow' })).text;
-    out.read = true;
-  } catch (err) {
-    if (err instanceof UnsafeFileError && err.reason === 'missing') return out;
-    const message = err instanceof UnsafeFileError
-      ? (err.reason === 'not_regular' ? 'not a regular file' : err.reason === 'too_large' ? `the file ${err.problem}; mode files over ${MAX_MODE_FILE_BYTES} bytes are refused` : err.problem)
-      : `cannot read the file (${errCode(err) ?? (err instanceof Error ? err.message : String(err))})`;
-    out.issues.push({ file, line: 1, message });
-    return out;
-  }
+  const read = await readLayerText(file);
+  if (read.text === null) return { modes: [], issues: read.issue === null ? [] : [read.issue], notices: [], warnings: [], read: false };
+  return layerFromText(read.text, file, source, jsonFallback, convert);
+}
+
+/** Parses and validates the text of one mode file (read: true). Nothing here throws. */
+export async function layerFromText(
+  text: string, file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
+  convert?: (value: unknown, file: string) => unknown,
+): Promise<LayerResult> {
+  const out: LayerResult = { modes: [], issues: [], notices: [], warnings: [], read: true };
   // The YAML reader loads only when a mode file exists: a server with none never pays for it.
   const [{ readModeFileText }, { YamlError }] = await Promise.all([import('./mode-file.js'), import('../yaml/read.js')]);
   let parsed: YamlDocument;
