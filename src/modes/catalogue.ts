@@ -10,6 +10,7 @@ import { validateModeDocument } from './validate-mode.js';
 import { readPointerFile } from './pointer.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import type { YamlDocument } from '../yaml/read.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 import { MODE_SOURCES, type SourcePaths } from './sources.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
@@ -236,10 +237,14 @@ export async function readModeLayer(
   return layerFromText(read.text, file, source, jsonFallback, convert);
 }
 
-/** Parses and validates the text of one mode file (read: true). Nothing here throws. */
+/**
+ * Parses and validates the text of one mode file (read: true). Nothing here throws. With `onlySlug`,
+ * only the entries whose slug is exactly that are checked (one decision needs one mode): the modes
+ * are then those of the whole file with that slug, and the reports cover those entries alone.
+ */
 export async function layerFromText(
   text: string, file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
-  convert?: (value: unknown, file: string) => unknown,
+  convert?: (value: unknown, file: string) => unknown, onlySlug?: string,
 ): Promise<LayerResult> {
   const out: LayerResult = { modes: [], issues: [], notices: [], warnings: [], read: true };
   // The YAML reader loads only when a mode file exists: a server with none never pays for it.
@@ -260,6 +265,10 @@ export async function layerFromText(
       out.issues.push({ file, line: 1, message: `cannot convert the file: ${err instanceof Error ? err.message : String(err)}` });
       return out;
     }
+  }
+  if (onlySlug !== undefined && isRecord(value) && Array.isArray(value.customModes)) {
+    // An entry whose slug is not exactly this string can neither be this mode nor hide it.
+    value = { ...value, customModes: value.customModes.filter((e: unknown) => isRecord(e) && e.slug === onlySlug) };
   }
   let checked: ReturnType<typeof validateModeDocument>;
   try {

@@ -39,7 +39,7 @@ export async function loadOneMode(config: ModeSourcesConfig, slug: string): Prom
   for (const [i, layer] of files.layers.entries()) {
     const { text } = texts[i]!;
     if (text === null || (!layer.modeset && !mayDefineSlug(text, slug))) continue;
-    const read = await layerFromText(text, layer.file, layer.source, layer.jsonFallback, layer.modeset ? config.convertDocument : undefined);
+    const read = await layerFromText(text, layer.file, layer.source, layer.jsonFallback, layer.modeset ? config.convertDocument : undefined, slug);
     const mode = read.modes.find((m) => m.slug === slug);
     if (mode !== undefined) return Object.freeze(compileMode(mode));
   }
