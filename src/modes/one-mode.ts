@@ -4,7 +4,6 @@ import type { ModeSourcesConfig } from './catalogue.js';
 import { layerFromText, readLayerText, resolveModeFiles } from './catalogue.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
-import { cleanRooText } from './roo-clean.js';
 
 /**
  * Escapes that can make letters, digits or a dash out of other text: \x, \u, \U (YAML's double
@@ -13,16 +12,23 @@ import { cleanRooText } from './roo-clean.js';
  */
 const BUILDING_ESCAPE = /\\[xuU\r\n]/;
 
+/** Roo's clean-up replaces or drops only characters outside ASCII (and a leading byte-order mark). */
+const NON_ASCII = /[^\x00-\x7f]/;
+
 /**
  * Whether a mode file's text could define a mode with this slug. A parsed string is made of pieces
  * of the cleaned text (Roo's look-alike replacements applied): YAML folds lines with a space or a
  * line break, which no slug holds, so a slug can only come out of text that spells it, or out of an
  * escape that builds characters. A yes is only "maybe": the file is then read in full.
  */
-export function mayDefineSlug(text: string, slug: string): boolean {
+export async function mayDefineSlug(text: string, slug: string): Promise<boolean> {
   if (text.includes(slug) || BUILDING_ESCAPE.test(text)) return true;
+  // ASCII text is its own cleaned form; the clean-up module loads only for the rest (measured: a
+  // module more on the hook's start costs a few ms on a loaded machine).
+  if (!NON_ASCII.test(text)) return false;
+  const { cleanRooText } = await import('./roo-clean.js');
   const cleaned = cleanRooText(text);
-  return cleaned !== text && (cleaned.includes(slug) || BUILDING_ESCAPE.test(cleaned));
+  return cleaned.includes(slug) || BUILDING_ESCAPE.test(cleaned);
 }
 
 /**
@@ -38,7 +44,7 @@ export async function loadOneMode(config: ModeSourcesConfig, slug: string): Prom
   const texts = await Promise.all(files.layers.map((l) => readLayerText(l.file)));
   for (const [i, layer] of files.layers.entries()) {
     const { text } = texts[i]!;
-    if (text === null || (!layer.modeset && !mayDefineSlug(text, slug))) continue;
+    if (text === null || (!layer.modeset && !(await mayDefineSlug(text, slug)))) continue;
     const read = await layerFromText(text, layer.file, layer.source, layer.jsonFallback, layer.modeset ? config.convertDocument : undefined, slug);
     const mode = read.modes.find((m) => m.slug === slug);
     if (mode !== undefined) return Object.freeze(compileMode(mode));

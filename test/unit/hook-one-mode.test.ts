@@ -9,6 +9,7 @@ import { fileURLToPath } from 'node:url';
 import { loadCatalogue, type ModeSourcesConfig } from '../../src/modes/catalogue.js';
 import { loadOneMode, mayDefineSlug } from '../../src/modes/one-mode.js';
 import type { CompiledMode } from '../../src/modes/permissions.js';
+import { cleanRooText } from '../../src/modes/roo-clean.js';
 import { convertLegacyRoles } from '../../src/modesets/legacy.js';
 import { decideHookCall } from '../../src/hook/decide.js';
 import { ROOMODES_CORPUS, corpusMissing } from '../shared-corpus.js';
@@ -133,17 +134,20 @@ test('an active mode set of legacy roles, whose keys become slugs the text never
   await writeFile(join(sets, 'active_mode_set'), 'legacy.yaml\n');
   const catalogue = await loadCatalogue(s.config);
   assert.ok(catalogue.get('task-orchestrator'), `converted slugs: ${catalogue.slugs().join(', ')}`);
-  assert.equal(mayDefineSlug(legacy, 'task-orchestrator'), false);
+  assert.equal(await mayDefineSlug(legacy, 'task-orchestrator'), false);
   assert.equal((await loadOneMode(s.config, 'task-orchestrator'))?.slug, 'task-orchestrator');
   await compare(s, 'slug: task-orchestrator\nslug: code-reviewer', 'legacy mode set');
 });
 
 test('a slug built by an escape is found, and a file that cannot spell the slug is not parsed', async (t) => {
-  assert.equal(mayDefineSlug('customModes: []\n', 'docs-writer'), false);
-  assert.equal(mayDefineSlug("fileRegex: '\\.(md|mdx)$'\n", 'docs-writer'), false, 'a backslash that builds nothing');
+  assert.equal(await mayDefineSlug('customModes: []\n', 'docs-writer'), false);
+  assert.equal(await mayDefineSlug("fileRegex: '\\.(md|mdx)$'\n", 'docs-writer'), false, 'a backslash that builds nothing');
   for (const text of ['slug: "\\x64ocs-writer"', 'slug: "docs\\u002dwriter"', 'slug: "docs-\\\n  writer"', '{"slug": "\\u0064ocs-writer"}', 'slug: docs\u2010writer', 'slug: docs-wr\u200biter']) {
-    assert.equal(mayDefineSlug(text, 'docs-writer'), true, JSON.stringify(text));
+    assert.equal(await mayDefineSlug(text, 'docs-writer'), true, JSON.stringify(text));
   }
+  // The scan skips the clean-up for ASCII text: the clean-up must leave every ASCII character alone.
+  const ascii = Array.from({ length: 128 }, (_, i) => String.fromCharCode(i)).join('');
+  assert.equal(cleanRooText(ascii), ascii);
   const base = await mkdtemp(join(tmpdir(), 'one-mode-'));
   t.after(() => rm(base, { recursive: true, force: true }));
   const yaml = 'customModes:\n  - slug: "\\x64ocs-writer"\n    name: Docs\n    roleDefinition: r\n    groups: [read]\n';
