@@ -1,8 +1,7 @@
 // `roo-modes-server hook claude-code --mode SLUG`: enforces a mode inside Claude Code (or VS Code's
 // agent hooks) by answering one PreToolUse event. Fails closed (exit 2) on anything it cannot judge.
 import { resolve } from 'node:path';
-import { loadCatalogue } from '../modes/catalogue.js';
-import { loadOneMode } from '../modes/one-mode.js';
+import { loadCatalogue, loadOneMode } from '../modes/catalogue.js';
 import type { PermissionDecision } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent } from '../hook/event.js';
@@ -100,7 +99,7 @@ async function judge(args: HookArgs, slug: string, io: HookIo, fail: (why: strin
     globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, io.env)),
     convertDocument: convertLegacyRoles,
   };
-  // One decision needs one mode: only the files that can define it are parsed (src/modes/one-mode.ts).
+  // One decision needs one mode: only the files that can define it are parsed (loadOneMode in src/modes/catalogue.ts).
   // When no source has it, the whole catalogue is loaded to list the modes and the problems.
   let mode = await loadOneMode(sources, slug);
   if (!mode) {

@@ -3,10 +3,23 @@
 import { YamlError, parseYaml } from '../yaml/read.js';
 import type { YamlDocument } from '../yaml/read.js';
 import { depthMessage, tooDeep } from '../rpc/json-bounds.js';
-import { cleanRooText } from './roo-clean.js';
 
-// The clean-up has its own module so a caller can scan text without loading the YAML reader.
-export { cleanRooText };
+/** Characters Roo replaces before parsing (typographic look-alikes pasted from editors), one table. */
+const ROO_REPLACEMENTS: Readonly<Record<string, string>> = {
+  '\u00a0': ' ',
+  '\u200b': '', '\u200c': '', '\u200d': '',
+  '\u2018': "'", '\u2019': "'",
+  '\u201c': '"', '\u201d': '"',
+  '\u2010': '-', '\u2011': '-', '\u2012': '-', '\u2013': '-', '\u2014': '-', '\u2015': '-', '\u2212': '-',
+};
+
+const ROO_CLEAN_PATTERN = /[\u00a0\u200b-\u200d\u2018\u2019\u201c\u201d\u2010-\u2015\u2212]/g;
+
+/** Drops one leading byte-order mark, then applies Roo's character replacements. */
+export function cleanRooText(text: string): string {
+  const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+  return body.replace(ROO_CLEAN_PATTERN, (ch) => ROO_REPLACEMENTS[ch] ?? ch);
+}
 
 /**
  * Parses mode-file text. An empty document gives `{}`. When the YAML is broken and `jsonFallback`
