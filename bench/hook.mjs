@@ -28,12 +28,18 @@ export async function hook({ rounds }) {
   const withModes = projectWithModes(100);
   try {
     const rows = [];
-    for (const [label, dir, key] of [['built-in modes only', plain.dir, 'hook'], ['a .roomodes of 100 modes', withModes.dir, 'hook_roomodes']]) {
+    // The second row asks a built-in the file does not define (the file is scanned, not parsed); the
+    // third asks one of the file's own modes (gen-00050 has no edit group), so the file is parsed in full.
+    for (const [label, dir, key, slug] of [
+      ['built-in modes only', plain.dir, 'hook', 'architect'],
+      ['a .roomodes of 100 modes', withModes.dir, 'hook_roomodes', 'architect'],
+      ['a .roomodes of 100 modes, asking one of them', withModes.dir, 'hook_roomodes_own', 'gen-00050'],
+    ]) {
       const event = JSON.stringify({
         hook_event_name: 'PreToolUse', tool_name: 'Edit', cwd: dir,
         tool_input: { file_path: join(dir, 'src', 'main.ts'), old_string: 'a', new_string: 'b' },
       });
-      const hookArgs = [SERVER_MAIN, 'hook', 'claude-code', '--mode', 'architect', '--project-root', dir, '--config-dir', join(dir, 'global-config')];
+      const hookArgs = [SERVER_MAIN, 'hook', 'claude-code', '--mode', slug, '--project-root', dir, '--config-dir', join(dir, 'global-config')];
       const run = (kind) => (kind === 'ours' ? once(hookArgs, event, true) : once(['-e', '0'], event, null));
       await run('floor');
       await run('ours');

@@ -1,7 +1,7 @@
 // `roo-modes-server hook claude-code --mode SLUG`: enforces a mode inside Claude Code (or VS Code's
 // agent hooks) by answering one PreToolUse event. Fails closed (exit 2) on anything it cannot judge.
 import { resolve } from 'node:path';
-import { loadCatalogue } from '../modes/catalogue.js';
+import { loadCatalogue, loadOneMode } from '../modes/catalogue.js';
 import type { PermissionDecision } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent } from '../hook/event.js';
@@ -93,16 +93,22 @@ async function judge(args: HookArgs, slug: string, io: HookIo, fail: (why: strin
   const rootGiven = args.projectRoot ?? (io.env.CLAUDE_PROJECT_DIR || undefined) ?? event.cwd ?? undefined;
   if (rootGiven === undefined) return fail('no project root: pass --project-root, or run under Claude Code (CLAUDE_PROJECT_DIR) with an absolute cwd in the event');
   const projectRoot = resolve(expandHome(rootGiven, io.env));
-  const catalogue = await loadCatalogue({
+  const sources = {
     projectRoot,
     configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), io.env)),
     globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, io.env)),
     convertDocument: convertLegacyRoles,
-  });
-  const mode = catalogue.get(slug);
+  };
+  // One decision needs one mode: only the files that can define it are parsed (loadOneMode in src/modes/catalogue.ts).
+  // When no source has it, the whole catalogue is loaded to list the modes and the problems.
+  let mode = await loadOneMode(sources, slug);
   if (!mode) {
-    const problems = catalogue.issues.slice(0, 3).map((i) => `${i.file}:${i.line ?? 1}: ${i.message}`);
-    return fail(`unknown mode "${slug}" in ${projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}${problems.length > 0 ? `; problems in the mode files: ${problems.join('; ')}` : ''}`);
+    const catalogue = await loadCatalogue(sources);
+    mode = catalogue.get(slug);
+    if (!mode) {
+      const problems = catalogue.issues.slice(0, 3).map((i) => `${i.file}:${i.line ?? 1}: ${i.message}`);
+      return fail(`unknown mode "${slug}" in ${projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}${problems.length > 0 ? `; problems in the mode files: ${problems.join('; ')}` : ''}`);
+    }
   }
 
   const first = decideHookCall(mode, event.toolName, event.paths[0], projectRoot);

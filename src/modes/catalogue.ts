@@ -6,10 +6,11 @@ import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Mode, ModeIssue, ModeSource } from './types.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
-import { validateModeDocument } from './validate-mode.js';
+import { SLUG_PATTERN, validateModeDocument } from './validate-mode.js';
 import { readPointerFile } from './pointer.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import type { YamlDocument } from '../yaml/read.js';
+import { isRecord } from '../rpc/jsonrpc.js';
 import { MODE_SOURCES, type SourcePaths } from './sources.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
@@ -208,26 +209,44 @@ async function activeModeSet(config: ModeSourcesConfig, notices: ModeIssue[]): P
 
 export interface LayerResult { modes: Mode[]; issues: ModeIssue[]; notices: ModeIssue[]; warnings: ModeIssue[]; read: boolean }
 
+/** A layer file's text, or what the catalogue reports instead (nothing when the file is missing). */
+export type LayerText = { text: string } | { text: null; issue: ModeIssue | null };
+
+/** Reads one mode file's text; a missing file is simply absent, and nothing here throws. */
+export async function readLayerText(file: string): Promise<LayerText> {
+  try {
+    // Links are followed (a .roomodes linked from a shared checkout is common); only a regular file
+    // within the size cap is read, and opening never blocks (a FIFO would hang the load for ever).
+    return { text: (await readFileSafely(file, { maxBytes: MAX_MODE_FILE_BYTES, links: 'follow' })).text };
+  } catch (err) {
+    if (err instanceof UnsafeFileError && err.reason === 'missing') return { text: null, issue: null };
+    const message = err instanceof UnsafeFileError
+      ? (err.reason === 'not_regular' ? 'not a regular file' : err.reason === 'too_large' ? `the file ${err.problem}; mode files over ${MAX_MODE_FILE_BYTES} bytes are refused` : err.problem)
+      : `cannot read the file (${errCode(err) ?? (err instanceof Error ? err.message : String(err))})`;
+    return { text: null, issue: { file, line: 1, message } };
+  }
+}
+
 /** Reads and validates one mode file. A missing file is simply absent; nothing here throws. */
 export async function readModeLayer(
   file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
   convert?: (value: unknown, file: string) => unknown,
 ): Promise<LayerResult> {
-  const out: LayerResult = { modes: [], issues: [], notices: [], warnings: [], read: false };
-  let text: string;
-  try {
-    // Links are followed (a .roomodes linked from a shared checkout is common); only a regular file
-    // within the size cap is read, and opening never blocks (a FIFO would hang the load for ever).
-    text = (await readFileSafely(file, { maxBytes: MAX_MODE_FILE_BYTES, links: 'follow' })).text;
-    out.read = true;
-  } catch (err) {
-    if (err instanceof UnsafeFileError && err.reason === 'missing') return out;
-    const message = err instanceof UnsafeFileError
-      ? (err.reason === 'not_regular' ? 'not a regular file' : err.reason === 'too_large' ? `the file ${err.problem}; mode files over ${MAX_MODE_FILE_BYTES} bytes are refused` : err.problem)
-      : `cannot read the file (${errCode(err) ?? (err instanceof Error ? err.message : String(err))})`;
-    out.issues.push({ file, line: 1, message });
-    return out;
-  }
+  const read = await readLayerText(file);
+  if (read.text === null) return { modes: [], issues: read.issue === null ? [] : [read.issue], notices: [], warnings: [], read: false };
+  return layerFromText(read.text, file, source, jsonFallback, convert);
+}
+
+/**
+ * Parses and validates the text of one mode file (read: true). Nothing here throws. With `onlySlug`,
+ * only the entries whose slug is exactly that are checked (one decision needs one mode): the modes
+ * are then those of the whole file with that slug, and the reports cover those entries alone.
+ */
+export async function layerFromText(
+  text: string, file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
+  convert?: (value: unknown, file: string) => unknown, onlySlug?: string,
+): Promise<LayerResult> {
+  const out: LayerResult = { modes: [], issues: [], notices: [], warnings: [], read: true };
   // The YAML reader loads only when a mode file exists: a server with none never pays for it.
   const [{ readModeFileText }, { YamlError }] = await Promise.all([import('./mode-file.js'), import('../yaml/read.js')]);
   let parsed: YamlDocument;
@@ -246,6 +265,10 @@ export async function readModeLayer(
       out.issues.push({ file, line: 1, message: `cannot convert the file: ${err instanceof Error ? err.message : String(err)}` });
       return out;
     }
+  }
+  if (onlySlug !== undefined && isRecord(value) && Array.isArray(value.customModes)) {
+    // An entry whose slug is not exactly this string can neither be this mode nor hide it.
+    value = { ...value, customModes: value.customModes.filter((e: unknown) => isRecord(e) && e.slug === onlySlug) };
   }
   let checked: ReturnType<typeof validateModeDocument>;
   try {
@@ -278,4 +301,50 @@ export async function loadCatalogue(config: ModeSourcesConfig): Promise<Catalogu
     files: order.filter(({ r }) => r.read).map(({ file }) => file),
     globalFile: files.globalFile,
   });
+}
+
+/**
+ * Escapes that can make letters, digits or a dash out of other text: \x, \u, \U (YAML's double
+ * quotes, and \u in the JSON fallback) and a backslash before a line break, which joins two lines;
+ * every other escape yields a control, space or punctuation character. Roo's clean-up only drops
+ * characters outside ASCII or turns one into one ASCII character (never a letter, digit or
+ * backslash), so what it may drop is allowed between the two.
+ */
+const BUILDING_ESCAPE = /\\[^\x00-\x7f]*[xuU\r\n]/;
+
+/**
+ * Whether a mode file's text could define a mode with this slug. A parsed string is made of pieces
+ * of the cleaned text, and YAML folds lines with a space or a line break, which no slug holds, so a
+ * slug comes only from text that spells it once cleaned, or from an escape. The clean-up is allowed
+ * for without its table: any characters outside ASCII may vanish between the slug's, and any may
+ * stand for a dash. A yes is only "maybe": the file is then read in full.
+ */
+export function mayDefineSlug(text: string, slug: string): boolean {
+  if (text.includes(slug) || BUILDING_ESCAPE.test(text) || !SLUG_PATTERN.test(slug)) return true;
+  if (!/[^\x00-\x7f]/.test(text)) return false;
+  const loose = [...slug].map((ch) => (ch === '-' ? '(?:-|[^\\x00-\\x7f])' : ch)).join('[^\\x00-\\x7f]*');
+  return new RegExp(loose).test(text);
+}
+
+/**
+ * The mode `slug` exactly as loadCatalogue(config).get(slug) gives it, compiled and frozen, or
+ * undefined when no source defines it (the caller then loads the whole catalogue to say why): what
+ * one decision needs (the hook). Layers are taken highest first; a file that cannot define the slug
+ * is not parsed (it could only add other modes, or problems the decision never shows); one that can
+ * is parsed whole, so broken YAML, duplicates and invalid entries count exactly as in the catalogue.
+ * A mode set is always read: its legacy roles turn keys into slugs. Kept in this module because the
+ * hook starts with it and every module more costs it milliseconds.
+ */
+export async function loadOneMode(config: ModeSourcesConfig, slug: string): Promise<CompiledMode | undefined> {
+  const files = await resolveModeFiles(config);
+  const texts = await Promise.all(files.layers.map((l) => readLayerText(l.file)));
+  for (const [i, layer] of files.layers.entries()) {
+    const { text } = texts[i]!;
+    if (text === null || (!layer.modeset && !mayDefineSlug(text, slug))) continue;
+    const read = await layerFromText(text, layer.file, layer.source, layer.jsonFallback, layer.modeset ? config.convertDocument : undefined, slug);
+    const mode = read.modes.find((m) => m.slug === slug);
+    if (mode !== undefined) return Object.freeze(compileMode(mode));
+  }
+  const builtin = builtinModes().find((m) => m.slug === slug);
+  return builtin === undefined ? undefined : Object.freeze(compileMode(builtin));
 }
