@@ -2,7 +2,7 @@
 // "expired" from "never existed", the parent/child links and the optional file persistence.
 // Never validates mode slugs (the tool layer does) and never blocks the event loop for long.
 import type { Logger } from '../log.js';
-import { SessionExpiredError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
+import { SessionExpiredError, TaskNotFoundError } from '../rpc/errors.js';
 import { assertSessionId, SessionFiles } from './store.js';
 import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
@@ -11,6 +11,7 @@ import {
 import { KeyedChains } from './chains.js';
 import { SessionTable } from './table.js';
 import { Tombstones } from './tombstones.js';
+import { restoreSessions, staleFiles, sweepEvery, walkStale, type Upkeep } from './upkeep.js';
 
 // Ordering: every operation on one session runs in that session's promise chain, so operations
 // on it happen one at a time in call order; with persistence a mutation also holds the session's
@@ -32,11 +33,7 @@ export interface SessionStoreOptions {
 
 export type { SessionView } from './task.js';
 
-// A sweep yields after SWEEP_SLICE sessions or SWEEP_SLICE_MS, whichever comes first.
-const SWEEP_SLICE = 2_000;
-const SWEEP_SLICE_MS = 2;
 const DEFAULT_TOMBSTONES = 100_000;
-const yieldToLoop = (): Promise<void> => new Promise((resolve) => setImmediate(resolve));
 const isGone = (err: unknown): boolean => err instanceof TaskNotFoundError || err instanceof SessionExpiredError;
 
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T } | Promise<{ next: SessionRecord | null; out: T }>;
@@ -67,40 +64,9 @@ export class SessionStore {
 
   /** Starts the sweep timer and, with persistence, loads the sessions on disk. */
   async init(): Promise<{ restored: number; expired: number; corrupt: number }> {
-    if (this.#timer === undefined && this.#cleanupMs > 0) {
-      this.#timer = setInterval(() => {
-        this.sweep().then(
-          (n) => { if (n > 0) this.#log.debug(`swept ${n} expired session(s)`); },
-          (err: unknown) => this.#log.warn('session sweep failed', err),
-        );
-      }, this.#cleanupMs);
-      this.#timer.unref();
-    }
-    const counts = { restored: 0, expired: 0, corrupt: 0 };
-    const files = this.#files;
-    if (files === null) return counts;
-    const now = this.#now();
-    // A store that fails at start must not take the server down: tools that need no sessions keep
-    // working, and each session call retries the store and names its failure (SessionStoreError).
-    const total = await files.readAll(async (id, r) => {
-      if (r.kind === 'corrupt') {
-        counts.corrupt++;
-        this.#log.warn(`skipped an unreadable session file ${id}.json: ${r.reason}`);
-      } else if (r.kind === 'ok' && this.#expired(r.record, now)) {
-        await files.remove(id);
-        this.#tombstones.add(id);
-        counts.expired++;
-      } else if (r.kind === 'ok') {
-        this.#sessions.set(id, r.record);
-        counts.restored++;
-      }
-    }).catch((err: unknown) => {
-      if (!(err instanceof SessionStoreError)) throw err;
-      this.#log.warn(`${err.message}; sessions will fail until it is fixed`);
-      return 0;
-    });
-    if (total > 0) this.#log.info(`sessions from ${files.dir}: ${counts.restored} restored, ${counts.expired} expired, ${counts.corrupt} unreadable`);
-    return counts;
+    if (this.#timer === undefined && this.#cleanupMs > 0) this.#timer = sweepEvery(this.#cleanupMs, () => this.sweep(), this.#log);
+    if (this.#files === null) return { restored: 0, expired: 0, corrupt: 0 };
+    return restoreSessions(this.#upkeep(this.#files), this.#now());
   }
 
   /** A new session; kept in memory only and without a parent it is made at once (no promise). */
@@ -168,7 +134,7 @@ export class SessionStore {
   #modeNow(id: string, now: number): string {
     const seen = this.#sessions.lastAccessed(id);
     if (seen === undefined) throw this.#tombstones.has(id) ? this.#expiredError(id) : new TaskNotFoundError(id);
-    if (now - seen >= this.#timeoutMs) {
+    if (this.#stale(seen, now)) {
       this.#forget(id);
       throw this.#expiredError(id);
     }
@@ -236,31 +202,14 @@ export class SessionStore {
   async #sweepNow(): Promise<number> {
     const now = this.#now();
     let removed = 0;
-    let seen = 0;
-    let sliceStart = performance.now();
     const suspects: string[] = [];
-    for (const id of this.#sessions.walk((last) => now - last >= this.#timeoutMs)) {
-      if (id !== null) {
-        if (this.#files === null) {
-          this.#forget(id);
-          removed++;
-        } else {
-          suspects.push(id); // another process may have used it since: confirm from the file
-        }
-      }
-      if (++seen % 256 === 0 && (seen % SWEEP_SLICE === 0 || performance.now() - sliceStart >= SWEEP_SLICE_MS)) {
-        await yieldToLoop();
-        sliceStart = performance.now();
-      }
-    }
-    const files = this.#files;
-    if (files === null) return removed;
-    // Files of other (perhaps dead) processes that this one never loaded are swept too.
-    for (const id of await files.list(true)) {
-      if (this.#sessions.has(id) || this.#tombstones.has(id)) continue;
-      const touched = await files.touchedAt(id);
-      if (touched !== undefined && now - touched >= this.#timeoutMs) suspects.push(id);
-    }
+    await walkStale(this.#sessions, (last) => this.#stale(last, now), (id) => {
+      if (this.#files !== null) { suspects.push(id); return; } // another process may have used it since: confirm from the file
+      this.#forget(id);
+      removed++;
+    });
+    if (this.#files === null) return removed;
+    suspects.push(...await staleFiles(this.#upkeep(this.#files), now));
     for (const id of suspects) {
       try {
         await this.#exclusive(id, () => this.#load(id, now));
@@ -270,6 +219,10 @@ export class SessionStore {
       }
     }
     return removed;
+  }
+
+  #upkeep(files: SessionFiles): Upkeep {
+    return { sessions: this.#sessions, tombstones: this.#tombstones, files, log: this.#log, stale: (last, now) => this.#stale(last, now) };
   }
 
   size(): number { return this.#sessions.size; }
@@ -286,8 +239,8 @@ export class SessionStore {
     await this.flush();
   }
 
-  #expired(rec: SessionRecord, now: number): boolean {
-    return now - rec.lastAccessed >= this.#timeoutMs;
+  #stale(lastAccessed: number, now: number): boolean {
+    return now - lastAccessed >= this.#timeoutMs;
   }
 
   #forget(id: string): void {
@@ -317,7 +270,7 @@ export class SessionStore {
       }
     }
     if (rec === undefined) throw this.#tombstones.has(id) ? this.#expiredError(id) : new TaskNotFoundError(id);
-    if (this.#expired(rec, now)) {
+    if (this.#stale(rec.lastAccessed, now)) {
       this.#forget(id);
       await files?.remove(id);
       throw this.#expiredError(id);
