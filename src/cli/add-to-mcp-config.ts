@@ -9,8 +9,8 @@ import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
-import { JSONC, JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON, type Dialect } from './jsonc.js';
-import { mergeNestedMember } from './jsonc-edit.js';
+import { JSONC, JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON, type Dialect } from '../jsonc/read.js';
+import { mergeNestedMember } from '../jsonc/edit.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;

@@ -5,7 +5,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JsonSyntaxError } from './jsonc.js';
+import { JsonSyntaxError } from '../jsonc/read.js';
 import { backup, resolveTarget } from './add-to-mcp-config.js';
 import { prepareMode, hookCommand, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
 import { agentName, claudeCodeAgent, hookEntry } from '../export/claude-code.js';

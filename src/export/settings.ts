@@ -1,7 +1,7 @@
 // Adds the exported modes' PreToolUse hooks to .claude/settings.json, for Claude Code versions
 // whose subagent frontmatter hooks do not fire. Edits text in place; never drops another entry.
-import { JSONC, parseJson } from '../cli/jsonc.js';
-import { mergeNestedMember, type UpsertOutcome } from '../cli/jsonc-edit.js';
+import { JSONC, parseJson } from '../jsonc/read.js';
+import { mergeNestedMember, type UpsertOutcome } from '../jsonc/edit.js';
 import type { Plain } from '../yaml/write.js';
 
 export const SETTINGS_FILE = '.claude/settings.json';

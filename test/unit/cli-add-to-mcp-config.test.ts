@@ -4,7 +4,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAddToMcpConfig, type AddToMcpConfigIo } from '../../src/cli/add-to-mcp-config.js';
-import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON } from '../../src/cli/jsonc.js';
+import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON } from '../../src/jsonc/read.js';
 
 const NODE = '/opt/node/bin/node';
 const MAIN = '/opt/roo-modes-server/dist/main.js';
