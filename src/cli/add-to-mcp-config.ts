@@ -1,5 +1,6 @@
 // `roo-modes-server add-to-mcp-config`: adds or updates this server's entry in an MCP client's
-// config file. It never loses another entry, a comment or the old file, and never uses npx.
+// config file. It never loses another entry, a comment or the old file, and never uses npx; a
+// project file (shared through git) never gets a path of this machine.
 
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
@@ -17,7 +18,7 @@ export interface AddToMcpConfigIo {
   err(text: string): void;
   env: NodeJS.ProcessEnv;
   selfCommand: string[];
-  /** [absolute node path, absolute path of dist/main.js]: what the entry runs. */
+  /** [absolute node path, absolute path of dist/main.js]: what a per-user file's entry runs. */
   entryCommand: string[];
   /** For tests: the OS whose locations apply and the directory standing for the project. */
   platform?: NodeJS.Platform;
@@ -40,6 +41,8 @@ const CLIENTS: Record<ClientName, {
   key: string;
   dialect: Dialect;
   stdioType: boolean;
+  /** What the client substitutes with the project's folder in its project file, if anything. */
+  projectVar?: string;
   project?: (p: Places) => string;
   global: (p: Places) => string;
 }> = {
@@ -54,7 +57,7 @@ const CLIENTS: Record<ClientName, {
     global: (p) => p.join(p.home, '.claude.json'),
   },
   vscode: {
-    label: 'VS Code', key: 'servers', dialect: JSONC, stdioType: true,
+    label: 'VS Code', key: 'servers', dialect: JSONC, stdioType: true, projectVar: '${workspaceFolder}',
     project: (p) => p.join(p.project, '.vscode', 'mcp.json'),
     global: (p) => p.join(p.appData, 'Code', 'User', 'mcp.json'),
   },
@@ -88,6 +91,13 @@ Adds (or updates) this server in the client's MCP config, keeping every other en
   --dry-run             print the resulting file; write nothing
   -h, --help            this text
 The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
+
+A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
+team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
+the package where the client runs), the project is the client's own folder (VS Code:
+\${workspaceFolder}), and --sessions-dir is written relative to the project or to ~.
+A per-user file (--global, --client claude) or --file gets this installation's absolute paths:
+node and its dist/main.js, so it does not depend on PATH.
 `;
 
 class UsageError extends Error {}
@@ -150,9 +160,32 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
+/** What a shared project file runs: the package's bin, found on the PATH of whoever opens the project. */
+const SHARED_LAUNCHER = ['roo-modes-server'];
+
+const homeOf = (io: AddToMcpConfigIo): string => ((io.platform ?? process.platform) === 'win32' ? io.env.USERPROFILE : io.env.HOME) ?? homedir();
+
+/**
+ * How a shared file names a folder: under the project, relative to it (after the client's project
+ * variable when it has one, else relative to the folder the client starts the server in: the
+ * project); under home, as `~/…`; anywhere else it cannot (null).
+ */
+function sharedPlaces(projectVar: string | undefined, project: string, home: string, path: typeof posix): (dir: string) => string | null {
+  const under = (root: string, dir: string): string | null => {
+    const rel = path.relative(root, dir);
+    return rel.startsWith('..') || path.isAbsolute(rel) ? null : rel.split(path.sep).join('/');
+  };
+  return (dir) => {
+    const inProject = under(project, dir);
+    if (inProject !== null) return projectVar === undefined ? (inProject === '' ? '.' : inProject) : [projectVar, inProject].filter((p) => p !== '').join('/');
+    const inHome = under(home, dir);
+    return inHome === null ? null : inHome === '' ? '~' : `~/${inHome}`;
+  };
+}
+
 function locate(client: ClientName, o: Options, io: AddToMcpConfigIo, projectDir: string, path: typeof posix): string {
   const platform = io.platform ?? process.platform;
-  const home = (platform === 'win32' ? io.env.USERPROFILE : io.env.HOME) ?? homedir();
+  const home = homeOf(io);
   const appData =
     platform === 'win32' ? io.env.APPDATA ?? path.join(home, 'AppData', 'Roaming')
     : platform === 'darwin' ? path.join(home, 'Library', 'Application Support')
@@ -234,18 +267,27 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     }
   }
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
-  const [command, ...entryArgs] = io.entryCommand;
-  if (command === undefined || entryArgs.length === 0) {
+  const shared = o.file === undefined && !o.global && spec.project !== undefined;
+  const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(io), path) : null;
+  const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
+  if (command === undefined || (!shared && entryArgs.length === 0)) {
     io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
     return 1;
   }
+  const sessionsArg = sessionsDir === undefined ? undefined : place === null ? sessionsDir : place(sessionsDir);
+  if (sessionsArg === null) {
+    io.err(`error: --sessions-dir ${sessionsDir} is outside the project and the home folder, so the shared ${file} cannot name it; use --global or --file for a per-user file\n`);
+    return 2;
+  }
+  // In a shared file the project is the client's own folder: named only where the client has a word for it.
+  const rootArg = projectRoot === undefined ? undefined : place === null ? projectRoot : spec.projectVar;
   const entry: Record<string, unknown> = {
     ...(spec.stdioType ? { type: 'stdio' } : {}),
     command,
     args: [
       ...entryArgs,
-      ...(projectRoot === undefined ? [] : ['--project-root', projectRoot]),
-      ...(sessionsDir === undefined ? [] : ['--sessions-dir', sessionsDir]),
+      ...(rootArg === undefined ? [] : ['--project-root', rootArg]),
+      ...(sessionsArg === undefined ? [] : ['--sessions-dir', sessionsArg]),
     ],
     ...(o.env.length > 0 ? { env: Object.fromEntries(o.env) } : {}),
   };
