@@ -1,8 +1,8 @@
 // `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo`: writes the modes in force
 // as the other agent's files and reports what could not be carried over. Never overwrites a file it
 // did not write unless told to, and never writes a path of this machine into one.
-import { dirname, isAbsolute, join, resolve } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
@@ -33,6 +33,11 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
   cursor: (m) => cursorRule(m),
   opencode: openCodeAgent('.opencode'),
   kilo: openCodeAgent('.kilo'),
+};
+
+/** The folder each target writes its per-mode files into, where a full export looks for its left-overs. */
+const FOLDERS: Readonly<Record<string, string>> = {
+  'claude-code': '.claude/agents', vscode: '.github/agents', cursor: '.cursor/rules', opencode: '.opencode/agents', kilo: '.kilo/agents',
 };
 
 const USAGE = `Usage: roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo [options]
@@ -199,6 +204,8 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     seen.set(result.path, mode.slug);
     failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
   }
+  // After a full export, an exported file no mode produced any more still steers the agent: say so.
+  if (args.modes.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
   if (args.settings !== undefined) failed = !(await settings(join(outDir, SETTINGS_FILES[args.settings]), ctx, args, io, report)) || failed;
   const enforcement = ENFORCEMENT[target];
   if (enforcement !== undefined && (args.settings !== undefined || modes.some((m) => m.compiled.edit))) {
@@ -240,6 +247,21 @@ async function place(file: string, text: string, args: ExportArgs, io: ExportIo,
   }
   report.push(`  ${old === null ? 'wrote' : ours ? 'updated' : 'overwrote'}: ${file}`);
   return true;
+}
+
+/** Reports files in `folder` that carry the export's header but that no exported mode wrote; false when there are any. */
+async function leftovers(folder: string, written: ReadonlyMap<string, string>, outDir: string, report: string[]): Promise<boolean> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  let clean = true;
+  for (const name of names.sort()) {
+    const file = join(folder, name);
+    if (written.has(relative(outDir, file).split(sep).join('/'))) continue;
+    const text = await readIfExists(file).catch(() => null);
+    if (text === null || !writtenByExport(text)) continue;
+    report.push(`  left over: ${file} (an earlier export's, for a mode not exported now: delete it, or export that mode with --mode or --builtins)`);
+    clean = false;
+  }
+  return clean;
 }
 
 /** Merges the one settings-level hook into a Claude Code settings file, keeping every other entry and a backup. */

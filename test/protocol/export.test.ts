@@ -163,7 +163,7 @@ test('export is deterministic, updates its own files, refuses others\' files unl
   assert.deepEqual(readdirSync(empty), []);
 });
 
-test('--check writes nothing and fails on a stale, hand-edited or missing file, naming each', async (t) => {
+test('--check writes nothing and fails on a stale, hand-edited, missing or left-over file, naming each', async (t) => {
   const { root, env } = project(t);
   const args = ['export', '--to', 'claude-code', '--settings'];
   assert.equal((await runCli(args, { env, cwd: root })).code, 0);
@@ -171,7 +171,8 @@ test('--check writes nothing and fails on a stale, hand-edited or missing file, 
   assert.equal(fresh.code, 0, fresh.stdout);
   assert.doesNotMatch(fresh.stdout, /stale|missing|differs/);
 
-  writeFileSync(join(root, '.roomodes'), ROOMODES.replace('You look after docs-writer.', 'You keep the docs.'));
+  // One mode's text changes, another is renamed (its old agent is left over, the new one missing).
+  writeFileSync(join(root, '.roomodes'), ROOMODES.replace('You look after docs-writer.', 'You keep the docs.').replace(/readme-keeper/g, 'readme-guard'));
   const agents = join(root, '.claude', 'agents');
   writeFileSync(join(agents, 'spec-writer.md'), 'edited by hand\n');
   rmSync(join(agents, 'test-writer.md'));
@@ -185,7 +186,18 @@ test('--check writes nothing and fails on a stale, hand-edited or missing file, 
   assert.match(stale.stdout, /missing: .*test-writer\.md/);
   assert.match(stale.stdout, /stale: .*settings\.json \(its roo-modes-server hook is missing or out of date\)/);
   assert.match(stale.stdout, /unchanged: .*config-keeper\.md/);
+  assert.match(stale.stdout, /missing: .*readme-guard\.md/);
+  assert.match(stale.stdout, /left over: .*readme-keeper\.md \(an earlier export's, for a mode not exported now: delete it, or export that mode/);
+  assert.doesNotMatch(stale.stdout, /left over: .*spec-writer/);
   assert.deepEqual(tree(root), before);
+  // A plain re-export brings its own files up to date but still fails on the left-over, and leaves it.
+  rmSync(join(agents, 'spec-writer.md'));
+  const again = await runCli(args, { env, cwd: root });
+  assert.equal(again.code, 1, again.stdout);
+  assert.doesNotMatch(again.stdout, /refused|failed/);
+  assert.match(again.stdout, /updated: .*docs-writer\.md/);
+  assert.match(again.stdout, /left over: .*readme-keeper\.md/);
+  assert.ok(existsSync(join(agents, 'readme-keeper.md')));
   const bad = await runCli([...args, '--check', '--force'], { env, cwd: root });
   assert.equal(bad.code, 2);
 });
