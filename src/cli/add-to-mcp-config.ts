@@ -5,12 +5,12 @@
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
-import { JSONC, JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON, type Dialect } from '../jsonc/read.js';
+import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../jsonc/read.js';
+import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
 import { mergeNestedMember } from '../jsonc/edit.js';
 
 export interface AddToMcpConfigIo {
@@ -24,54 +24,6 @@ export interface AddToMcpConfigIo {
   platform?: NodeJS.Platform;
   cwd?: string;
 }
-
-type ClientName = 'claude' | 'claude-code' | 'vscode' | 'roo' | 'cursor';
-
-interface Places {
-  home: string;
-  /** The per-user application-data folder (Electron's appData). */
-  appData: string;
-  project: string;
-  join(...parts: string[]): string;
-}
-
-/** Each client's dialect, key and locations: one table. */
-const CLIENTS: Record<ClientName, {
-  label: string;
-  key: string;
-  dialect: Dialect;
-  stdioType: boolean;
-  /** What the client substitutes with the project's folder in its project file, if anything. */
-  projectVar?: string;
-  project?: (p: Places) => string;
-  global: (p: Places) => string;
-}> = {
-  claude: {
-    label: 'Claude Desktop', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
-    global: (p) => p.join(p.appData, 'Claude', 'claude_desktop_config.json'),
-  },
-  // Claude Code: the project's .mcp.json (shared with the team), or the user's ~/.claude.json.
-  'claude-code': {
-    label: 'Claude Code', key: 'mcpServers', dialect: STRICT_JSON, stdioType: true,
-    project: (p) => p.join(p.project, '.mcp.json'),
-    global: (p) => p.join(p.home, '.claude.json'),
-  },
-  vscode: {
-    label: 'VS Code', key: 'servers', dialect: JSONC, stdioType: true, projectVar: '${workspaceFolder}',
-    project: (p) => p.join(p.project, '.vscode', 'mcp.json'),
-    global: (p) => p.join(p.appData, 'Code', 'User', 'mcp.json'),
-  },
-  roo: {
-    label: 'Roo Code', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
-    project: (p) => p.join(p.project, '.roo', 'mcp.json'),
-    global: (p) => p.join(p.appData, 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'settings', 'mcp_settings.json'),
-  },
-  cursor: {
-    label: 'Cursor', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
-    project: (p) => p.join(p.project, '.cursor', 'mcp.json'),
-    global: (p) => p.join(p.home, '.cursor', 'mcp.json'),
-  },
-};
 
 const USAGE = `Usage:
   roo-modes-server add-to-mcp-config --client claude|claude-code|vscode|roo|cursor [options]
@@ -160,41 +112,6 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-/** What a shared project file runs: the package's bin, found on the PATH of whoever opens the project. */
-const SHARED_LAUNCHER = ['roo-modes-server'];
-
-const homeOf = (io: AddToMcpConfigIo): string => ((io.platform ?? process.platform) === 'win32' ? io.env.USERPROFILE : io.env.HOME) ?? homedir();
-
-/**
- * How a shared file names a folder: under the project, relative to it (after the client's project
- * variable when it has one, else relative to the folder the client starts the server in: the
- * project); under home, as `~/…`; anywhere else it cannot (null).
- */
-function sharedPlaces(projectVar: string | undefined, project: string, home: string, path: typeof posix): (dir: string) => string | null {
-  const under = (root: string, dir: string): string | null => {
-    const rel = path.relative(root, dir);
-    return rel.startsWith('..') || path.isAbsolute(rel) ? null : rel.split(path.sep).join('/');
-  };
-  return (dir) => {
-    const inProject = under(project, dir);
-    if (inProject !== null) return projectVar === undefined ? (inProject === '' ? '.' : inProject) : [projectVar, inProject].filter((p) => p !== '').join('/');
-    const inHome = under(home, dir);
-    return inHome === null ? null : inHome === '' ? '~' : `~/${inHome}`;
-  };
-}
-
-function locate(client: ClientName, o: Options, io: AddToMcpConfigIo, projectDir: string, path: typeof posix): string {
-  const platform = io.platform ?? process.platform;
-  const home = homeOf(io);
-  const appData =
-    platform === 'win32' ? io.env.APPDATA ?? path.join(home, 'AppData', 'Roaming')
-    : platform === 'darwin' ? path.join(home, 'Library', 'Application Support')
-    : (io.env.XDG_CONFIG_HOME || path.join(home, '.config'));
-  const places: Places = { home, appData, project: projectDir, join: (...parts) => path.join(...parts) };
-  const spec = CLIENTS[client];
-  return o.global || spec.project === undefined ? spec.global(places) : spec.project(places);
-}
-
 const errCode = (err: unknown): string | undefined =>
   err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 
@@ -255,10 +172,11 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   }
   const client = o.client!;
   const spec = CLIENTS[client];
-  const path = (io.platform ?? process.platform) === 'win32' ? win32 : posix;
+  const platform = io.platform ?? process.platform;
+  const path = platform === 'win32' ? win32 : posix;
   const cwd = io.cwd ?? process.cwd();
   const projectRoot = o.projectRoot === undefined ? undefined : path.resolve(cwd, o.projectRoot);
-  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o, io, projectRoot ?? cwd, path);
+  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o.global, platform, io.env, projectRoot ?? cwd, path);
   if (projectRoot !== undefined && !o.force) {
     const info = await stat(projectRoot).catch(() => null);
     if (!info?.isDirectory()) {
@@ -268,7 +186,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   }
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
   const shared = o.file === undefined && !o.global && spec.project !== undefined;
-  const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(io), path) : null;
+  const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(platform, io.env), path) : null;
   const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
   if (command === undefined || (!shared && entryArgs.length === 0)) {
     io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
