@@ -157,12 +157,11 @@ async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
-/** What each target's agent does with a limit when the hook cannot run (said once per export). */
+/** How Claude Code enforces the export, and what it does when the hook cannot run (said once per export). */
 const ENFORCEMENT: Readonly<Record<string, (ctx: ExportContext) => string>> = {
   'claude-code': (ctx) => ctx.hook.kind === 'http'
     ? `the hooks ask ${ctx.hook.url.split('?')[0]}: keep roo-modes-server serve --http running there (with ROO_MODES_HTTP_TOKEN set when it uses a token); "onFailure": "block" makes an unreachable server block the edit from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}, older versions ignore it and let the edit through`
     : `the hooks run ${ctx.entryCommand.join(' ')} and carry "onFailure": "block": from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED} an edit is blocked when the hook cannot run; older versions ignore the key and let the edit through (fail open)`,
-  vscode: (ctx) => `the agent-scoped hooks run ${ctx.entryCommand.join(' ')}; VS Code's hooks fail open: when the hook cannot run, the call goes through`,
 };
 
 /** A launcher word that names a file on this machine, which the other machines will not have. */

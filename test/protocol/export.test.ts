@@ -330,7 +330,6 @@ test('--hook-command takes words or a JSON array, keeps ${CLAUDE_PROJECT_DIR} fo
 
   const vs = await runCli(['export', '--to', 'vscode', '--mode', 'docs-writer', '--hook-command', local], { env, cwd: root });
   assert.equal(vs.code, 0, vs.stdout);
-  assert.match(vs.stdout, /VS Code's hooks fail open/);
   const line = (frontmatter(readFileSync(join(root, '.github', 'agents', 'docs-writer.agent.md'), 'utf8')).data.hooks as { PreToolUse: Handler[] }).PreToolUse[0]!.command!;
   assert.equal(line, '"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook claude-code --mode docs-writer --edits-only');
   // A POSIX shell expands the placeholder from the environment and reads the rest back word for word.
