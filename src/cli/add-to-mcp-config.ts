@@ -35,8 +35,9 @@ Adds (or updates) this server in the client's MCP config, keeping every other en
                         ~/.claude.json; vscode, roo, cursor)
   --file PATH           edit this file instead of the standard location
   --name NAME           the entry's name (default roo-modes)
-  --project-root DIR    the project: where project files live, and passed to the server (it must
-                        exist and be a directory unless --force)
+  --project-root DIR    the project: where project files live, and passed to the server (as the
+                        client's folder in a project file); it must exist and be a directory
+                        unless --force
   --sessions-dir DIR    passed to the server: sessions are kept in DIR
   --env KEY=VALUE       an environment variable for the server (repeatable)
   --force               accept a --project-root that does not exist (yet)

@@ -14,8 +14,9 @@ export async function runGenerateConfig(argv: string[], io: { out(text: string):
     io.out([
       'Usage: roo-modes-server generate-config > roo-modes.config.json',
       'Prints a complete default configuration (every key with its default). Pass it with --config.',
-      `Its "$schema" is ${CONFIG_SCHEMA_REF}, where editors find the schema when the`,
-      'package is a dependency of the project and the file sits at the project root; it names no path of this machine.',
+      `Its "$schema" is ${CONFIG_SCHEMA_REF}:`,
+      'editors find the schema there when the package is a dependency of the project and the file',
+      'sits at the project root. It names no path of this machine, so the file can be committed.',
       '',
     ].join('\n'));
     return 0;
