@@ -44,6 +44,8 @@ Serve options:
   --host HOST               HTTP bind address, default 127.0.0.1 (http.host)
   --port PORT               HTTP port, default 3000; 0 picks a free one (http.port)
   --path PATH               HTTP endpoint path, default /mcp (http.path)
+  --allowed-origins LIST    origins allowed besides loopback, comma-separated; repeatable
+                            (http.allowed_origins; env ROO_MODES_HTTP_ALLOWED_ORIGINS)
   --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
   -h, --help                this text
   -v, --version             the version
