@@ -183,6 +183,8 @@ async function serve(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 
+  // Started by hand in a terminal, a server waiting on stdin looks like a hang: one line says why.
+  if (process.stdin.isTTY) io.err('roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: roo-modes-server demo, or roo-modes-server --help\n');
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
   const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
   await conn.done;
