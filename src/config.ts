@@ -80,6 +80,8 @@ const FLAGS: Record<string, [path: string[], hasValue: boolean]> = {
   '--host': [['http', 'host'], true],
   '--port': [['http', 'port'], true],
   '--path': [['http', 'path'], true],
+  // A list (see originList); repeating the flag adds to it.
+  '--allowed-origins': [['http', 'allowed_origins'], true],
 };
 const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
 
@@ -111,6 +113,10 @@ export function parseServeArgs(argv: readonly string[]): ParsedArgs {
     else if (name === '--http') parsed.http = true;
     else if (name === '--insecure-no-auth') parsed.insecureNoAuth = true;
     else if (name === '--port') setPath(parsed.overrides, path, portNumber(value as string, '--port', 0));
+    else if (name === '--allowed-origins') {
+      const before = (parsed.overrides.http as { allowed_origins?: string[] } | undefined)?.allowed_origins ?? [];
+      setPath(parsed.overrides, path, [...before, ...originList(value as string, name)]);
+    }
     else setPath(parsed.overrides, path, value);
     if (name === '--sessions-dir') setPath(parsed.overrides, SESSIONS_ON, true);
   }
@@ -121,6 +127,21 @@ export function parseServeArgs(argv: readonly string[]): ParsedArgs {
 function portNumber(text: string, what: string, min: number): number {
   if (!/^\d+$/.test(text) || Number(text) < min || Number(text) > 65535) throw new ConfigError(`${what} must be a port number (${min}-65535), got ${JSON.stringify(text)}`);
   return Number(text);
+}
+
+/** `scheme://host[:port]`, with a trailing `/` allowed (the gate drops it): no path, query or user. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]+\/?$/i;
+
+/**
+ * Origins from a flag or an environment variable: separated by commas or spaces, each an origin
+ * as http.allowed_origins holds it; anything else is refused, naming where it came from.
+ */
+export function originList(text: string, where: string): string[] {
+  const items = text.split(/[\s,]+/).filter((o) => o !== '');
+  const bad = items.find((o) => !ORIGIN.test(o));
+  if (bad !== undefined) throw new ConfigError(`${where}: ${JSON.stringify(bad)} is not an origin (scheme://host[:port], e.g. https://app.example.com)`);
+  if (items.length === 0) throw new ConfigError(`${where} needs at least one origin (scheme://host[:port])`);
+  return items;
 }
 
 function setPath(target: Json, path: string[], value: unknown): void {
@@ -143,6 +164,8 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_MODES_SESSIONS_DIR', ['sessions', 'persistence', 'storage_path']);
   if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
   str('ROO_MODES_HTTP_TOKEN', ['http', 'token']);
+  const origins = env.ROO_MODES_HTTP_ALLOWED_ORIGINS;
+  if (origins !== undefined && origins !== '') setPath(out, ['http', 'allowed_origins'], originList(origins, 'ROO_MODES_HTTP_ALLOWED_ORIGINS'));
   const port = env.ROO_IPC_PORT;
   if (port !== undefined && port !== '') {
     setPath(out, ['ipc', 'port'], portNumber(port, 'ROO_IPC_PORT', 1));
@@ -177,8 +200,8 @@ export async function loadConfig(
     fileLayer = await validateAgainstSchema(parsed, file, warn);
   }
   const merged = merge(merge(merge(defaultConfig() as unknown as Json, fileLayer), envOverrides(env)), args.overrides);
-  // Flags and environment only fill string slots (the port is checked above), so only the file
-  // layer needs the schema; that keeps the validator off the startup path.
+  // Flags and environment only fill string slots (the port and the origins are checked above), so
+  // only the file layer needs the schema; that keeps the validator off the startup path.
   const config = merged as unknown as ServerConfig;
   if (!parseLogLevel(config.logging.level)) {
     throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (${LOG_LEVELS.join(', ')})`);
@@ -238,4 +261,4 @@ async function validateAgainstSchema(value: Json, where: string, warn: (message:
 export const ipcEnabled = (c: ServerConfig): boolean =>
   c.ipc.socket_path !== null || (c.ipc.host !== null && c.ipc.port !== null);
 
-export const effectiveLogLevel = (c: ServerConfig): LogLevel => parseLogLevel(c.logging.level) ?? 'info';
+export const effectiveLogLevel = (c: ServerConfig): LogLevel => parseLogLevel(c.logging.level) ?? 'warning';
