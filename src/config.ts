@@ -261,4 +261,4 @@ async function validateAgainstSchema(value: Json, where: string, warn: (message:
 export const ipcEnabled = (c: ServerConfig): boolean =>
   c.ipc.socket_path !== null || (c.ipc.host !== null && c.ipc.port !== null);
 
-export const effectiveLogLevel = (c: ServerConfig): LogLevel => parseLogLevel(c.logging.level) ?? 'warning';
+export const effectiveLogLevel = (c: ServerConfig): LogLevel => parseLogLevel(c.logging.level) ?? 'info';

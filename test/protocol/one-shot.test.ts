@@ -54,7 +54,7 @@ test('reads the config file named by ROO_MODES_CONFIG when --config is not given
   oneLineExit2(await runCli([], { env: { ROO_MODES_CONFIG: config } }), /from-env\.json: unknown key server\.page_sise; did you mean server\.page_size\?/);
   const good = join(tempDir(t), 'good.json');
   const log = join(tempDir(t), 'logs', 'server.log');
-  writeFileSync(good, JSON.stringify({ logging: { file: log, level: 'info' } }));
+  writeFileSync(good, JSON.stringify({ logging: { file: log } }));
   const r = await runCli([], { env: { ROO_MODES_CONFIG: good }, input: INIT });
   assert.equal(r.code, 0, r.stderr);
   assert.match(readFileSync(log, 'utf8'), /initialized/);

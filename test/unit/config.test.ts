@@ -15,7 +15,7 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   server: { strict: false, max_message_bytes: 10485760, tool_errors: 'jsonrpc', page_size: 100 },
   paths: { project_root: null, global_config_dir: '~/.roo-code', global_modes_file: null, confine_to_project_root: true },
   sessions: { timeout: 3600, cleanup_interval: 300, persistence: { enabled: false, storage_path: '~/.roo-code/mcp_sessions', lock_timeout_ms: 10000 } },
-  logging: { level: 'WARNING', file: null },
+  logging: { level: 'INFO', file: null },
   modesets: { dir: '.task_orchestrator' },
   prompts: { use_agent_rules: true },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
@@ -88,7 +88,7 @@ test('loadConfig with nothing given yields the defaults with their paths expande
     paths: { ...DOCUMENTED_DEFAULTS.paths, global_config_dir: join(homedir(), '.roo-code') },
     sessions: { ...DOCUMENTED_DEFAULTS.sessions, persistence: { enabled: false, storage_path: join(homedir(), '.roo-code', 'mcp_sessions'), lock_timeout_ms: 10000 } },
   });
-  assert.equal(effectiveLogLevel(config), 'warning');
+  assert.equal(effectiveLogLevel(config), 'info');
 });
 
 // ---- flags ------------------------------------------------------------------------------------
@@ -174,7 +174,7 @@ test('ignores empty environment variables', async () => {
   const config = await loadConfig(NO_ARGS, { ROO_PROJECT_ROOT: '', ROO_IPC_PORT: '', ROO_MODES_LOG_LEVEL: '' }, CWD);
   assert.equal(config.paths.project_root, null);
   assert.equal(config.ipc.port, null);
-  assert.equal(config.logging.level, 'WARNING');
+  assert.equal(config.logging.level, 'INFO');
 });
 
 test('refuses ROO_IPC_PORT that is not a number', async () => {
