@@ -150,7 +150,7 @@ export class Services {
   async adoptClientRoot(root: string): Promise<void> {
     if (this.projectRootConfigured || root === this.#projectRoot) return;
     this.#projectRoot = root;
-    this.log.info(`project root from the client: ${root}`);
+    this.log.debug(`project root from the client: ${root}`);
     await this.modes.setProjectRoot(root);
   }
 

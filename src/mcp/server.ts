@@ -219,7 +219,7 @@ export class McpServer {
     }
     lc.initialized(version);
     this.#preload();
-    this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
+    this.#o.log.debug(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
     return {
       protocolVersion: lc.protocolVersion,
       capabilities: this.#capabilities(lc.protocolVersion),
