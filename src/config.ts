@@ -16,6 +16,7 @@ export interface ServerConfig {
   logging: { level: string; file: string | null };
   modesets: { dir: string };
   prompts: { use_agent_rules: boolean };
+  backups: { keep: number };
   ipc: {
     socket_path: string | null; host: string | null; port: number | null;
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;

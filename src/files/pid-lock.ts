@@ -198,7 +198,8 @@ export async function acquirePidLock(path: string, opts: PidLockOptions = {}): P
     const state = await breakIfStale(path, opts);
     const waited = Date.now() - started;
     if (waited > timeoutMs) throw new LockBusyError(path, state.kind === 'gone' ? null : state.owner, waited);
-    if (state.kind === 'held' || state.kind === 'breaking') await sleep(pause); // else free: link again
+    // The pause ends at once when the signal aborts: a cancelled or stopping request never waits on.
+    if (state.kind === 'held' || state.kind === 'breaking') await sleep(pause, undefined, opts.signal ? { signal: opts.signal } : undefined); // else free: link again
   }
 }
 
