@@ -49,6 +49,11 @@ export class LockQueue {
         await until(before, o.signal);
         await o.prepare?.();
         held = await acquirePidLock(lockPath, { ...this.#lock, ...(o.signal ? { signal: o.signal } : {}) });
+        // Cancelled while the last try was under way: the turn is given back unused.
+        if (o.signal?.aborted) {
+          await held.release();
+          o.signal.throwIfAborted();
+        }
       } catch (err) {
         throw o.refuse ? o.refuse(err) : err;
       }
