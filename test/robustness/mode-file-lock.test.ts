@@ -8,6 +8,7 @@ import { existsSync, readFileSync, rmSync, watch, writeFileSync } from 'node:fs'
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { startServer, type Msg, type ServerProcess } from '../protocol/harness.js';
+import { startHttp } from '../protocol/http-harness.js';
 import { endAndDrain, persistenceConfig, scratchDir } from './drive.js';
 
 const mode = (slug: string, role = `Role of ${slug}.`): Record<string, unknown> => ({ slug, name: slug, role_definition: role, groups: [{ group: 'read' }] });
@@ -153,4 +154,25 @@ test('a write cancelled while it waits for the lock ends its wait and writes not
   assert.doesNotMatch(text, /slug: cancelled/, 'the cancelled write never happened');
   assert.equal(s.messages.filter((m) => m.id === 'w').length, 0, 'the cancelled request gets no answer');
   assert.deepEqual(await endAndDrain(s), { code: 0, signal: null });
+});
+
+test('serve --http: SIGTERM while a write waits for the mode file lock exits 0 within the drain grace', async (t) => {
+  const project = scratchDir(t);
+  const lockPath = join(project, '.roomodes.lock');
+  holdLock(lockPath);
+  const s = await startHttp(t, ['--project-root', project]);
+  const sid = await s.session();
+  const waiting = triesLock(project, lockPath, s.child.pid!);
+  const answer = s.post({ jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'create_mode', arguments: mode('draining') } }, { 'mcp-session-id': sid })
+    .then((r) => r, (err: unknown) => err);
+  await waiting;
+  const signalled = Date.now();
+  s.child.kill('SIGTERM');
+  const exit = await s.exit;
+  const took = Date.now() - signalled;
+  assert.deepEqual(exit, { code: 0, signal: null }, s.stderr);
+  // The grace is 2 s; a wait that could not be stopped took the lock's whole 10 s timeout.
+  assert.ok(took < 6000, `exited ${took} ms after SIGTERM`);
+  await answer;
+  assert.equal(existsSync(join(project, '.roomodes')), false, 'the stopped write wrote nothing');
 });
