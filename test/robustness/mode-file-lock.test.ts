@@ -71,7 +71,7 @@ test('two servers writing one mode file at once: each write lands or is refused 
   const project = scratchDir(t);
   const servers = [startServer(t, { args: ['--project-root', project] }), startServer(t, { args: ['--project-root', project] })];
   await Promise.all(servers.map((s) => s.initialize()));
-  const per = 25;
+  const per = 60;
   servers.forEach((s, k) => { for (let i = 0; i < per; i++) s.request(`w${i}`, 'tools/call', { name: 'create_mode', arguments: mode(`s${k}-m${i}`) }); });
   const written: string[] = [];
   for (const [k, s] of servers.entries()) {
