@@ -1,6 +1,6 @@
-// Where a scope's mode file and rules folders live, and how they are changed: under the mode file's
-// cross-process lock, with a backup of everything replaced first, files replaced atomically.
-// It never decides whether a caller may write; write-gate.ts does.
+// Where a scope's mode file and rules folders live, and the single steps of changing them: reading
+// the mode file, backing up what is replaced (keeping the newest N), writing atomically. It never
+// takes turns (mode-file-lock.ts does) or decides whether a caller may write (write-gate.ts does).
 import { constants } from 'node:fs';
 import { cp, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';

@@ -42,6 +42,20 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
 /** Writes `text` as the mode file and each folder as `rules-<slug>/` (replacing the old), all or nothing. */
 export async function commitWhole(scope: JournalScope, text: string, folders: readonly StagedFolder[]): Promise<void> {
   const suffix = tempSuffix();
+  try {
+    await stage(scope, suffix, text, folders);
+    await writeFileAtomic(journalPath(scope), `${JSON.stringify({ format: 1, suffix, rules: folders.map((f) => f.slug) })}\n`);
+  } catch (err) {
+    // Not committed: what was staged goes now rather than waiting for a later sweep.
+    for (const f of folders) await rm(stagedDir(scope, f.slug, suffix), { recursive: true, force: true }).catch(() => undefined);
+    await rm(stagedModeFile(scope, suffix), { force: true }).catch(() => undefined);
+    throw err;
+  }
+  await rollForward(scope, { format: 1, suffix, rules: folders.map((f) => f.slug) });
+}
+
+/** Writes the new rules folders and mode file under their staged names, each flushed to disk. */
+async function stage(scope: JournalScope, suffix: string, text: string, folders: readonly StagedFolder[]): Promise<void> {
   const dirs = new Set<string>();
   for (const f of folders) {
     const root = stagedDir(scope, f.slug, suffix);
@@ -58,9 +72,6 @@ export async function commitWhole(scope: JournalScope, text: string, folders: re
   if (folders.length > 0) await syncDirectory(scope.rooDir);
   await mkdir(dirname(scope.modeFile), { recursive: true });
   await writeFlushed(stagedModeFile(scope, suffix), text);
-  const journal: Journal = { format: 1, suffix, rules: folders.map((f) => f.slug) };
-  await writeFileAtomic(journalPath(scope), `${JSON.stringify(journal)}\n`);
-  await rollForward(scope, journal);
 }
 
 async function rollForward(scope: JournalScope, j: Journal): Promise<void> {

@@ -236,14 +236,10 @@ export class SessionFiles {
           recovery_suggestions: ['Retry in a moment', `If ${who} is stuck, stop it; its lock is released when it exits`],
         });
       }
-      if (err instanceof UnsafeFileError) {
-        // Something that is not a lock file of ours sits at its name (a FIFO, a folder, a link).
-        throw new SessionStoreError(`Session ${id} cannot be changed: its lock file ${err.path} ${err.problem}; nothing was changed`, {
-          message: `The lock file ${err.path} ${err.problem}; nothing was changed`,
-          store_path: this.dir, session_id: id, lock_file: err.path, problem: err.problem,
-          recovery_suggestions: [`Remove ${err.path}; the server makes it as a small regular file when it changes the session`],
-        });
-      }
+      // Something that is not a lock file of ours sits at its name (a FIFO, a folder, a link).
+      if (err instanceof UnsafeFileError) throw new SessionStoreError(`Session ${id} cannot be changed: its lock file ${err.path} ${err.problem}; nothing was changed`, {
+        message: `The lock file ${err.path} ${err.problem}`, store_path: this.dir, session_id: id, lock_file: err.path, recovery_suggestions: [`Remove ${err.path}`],
+      });
       throw this.#failure('taking the session lock', err);
     }
   }
