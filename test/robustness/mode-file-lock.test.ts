@@ -164,7 +164,7 @@ test('serve --http: SIGTERM while a write waits for the mode file lock exits 0 w
   const sid = await s.session();
   const waiting = triesLock(project, lockPath, s.child.pid!);
   const answer = s.post({ jsonrpc: '2.0', id: 'w', method: 'tools/call', params: { name: 'create_mode', arguments: mode('draining') } }, { 'mcp-session-id': sid })
-    .then((r) => r, (err: unknown) => err);
+    .then((r) => r, (err: unknown) => (err instanceof Error ? err : new Error(String(err))));
   await waiting;
   const signalled = Date.now();
   s.child.kill('SIGTERM');
@@ -173,6 +173,13 @@ test('serve --http: SIGTERM while a write waits for the mode file lock exits 0 w
   assert.deepEqual(exit, { code: 0, signal: null }, s.stderr);
   // The grace is 2 s; a wait that could not be stopped took the lock's whole 10 s timeout.
   assert.ok(took < 6000, `exited ${took} ms after SIGTERM`);
-  await answer;
+  // Answered (nothing written, cancelled), or at least ended: never left hanging.
+  const got = await answer;
+  if (!(got instanceof Error)) {
+    const error = got.messages.find((m) => m.id === 'w')?.error;
+    assert.equal(error?.code, -32004, got.body);
+    assert.equal(error.data.error_type, 'cancelled');
+    assert.equal(error.data.written, false);
+  }
   assert.equal(existsSync(join(project, '.roomodes')), false, 'the stopped write wrote nothing');
 });
