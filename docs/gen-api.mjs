@@ -31,7 +31,7 @@ const CODE_MEANING = {
   MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
   TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so.',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
-  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
+  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected; a mode file (or the mode sets) locked by another live process, with `data.retryable: true` and `holder_pid`, nothing written.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
   FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
   HEADER_MISMATCH: '2026-07-28 over HTTP only (HTTP 400): `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` is missing or disagrees with the body; the message names the header and both values.',
