@@ -31,7 +31,7 @@ const CODE_MEANING = {
   MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
   TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so.',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
-  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
+  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected; a mode file (or the mode sets) locked by another live process, with `data.retryable: true` and `holder_pid`, nothing written.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
   FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
   HEADER_MISMATCH: '2026-07-28 over HTTP only (HTTP 400): `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` is missing or disagrees with the body; the message names the header and both values.',
@@ -52,6 +52,8 @@ const SESSION_GONE = [
 ];
 const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
+// The mode file's lock, for every tool that writes it (src/modes/mode-file-lock.ts).
+const MODE_FILE_LOCKED = ['VALIDATION_ERROR', 'another process held the mode file\'s lock for 10 s (`data.error_type` `busy`, `retryable: true`, `holder_pid`), or its lock file is not a regular file (`lock_file_unusable`); nothing was written'];
 
 /**
  * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts, authoring-tools.ts,
@@ -87,6 +89,7 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+    MODE_FILE_LOCKED,
   ],
   update_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -94,6 +97,7 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+    MODE_FILE_LOCKED,
   ],
   delete_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -101,12 +105,14 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode file or rules folder is refused; or the rules folder leads out through a link'],
+    MODE_FILE_LOCKED,
   ],
   import_mode: [
     ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
     ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link; with `session_id`: the session\'s mode may not write the mode file or a rules folder'],
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    MODE_FILE_LOCKED,
   ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
   orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],
@@ -330,7 +336,7 @@ export async function generateApiDoc() {
   doc.push(table(['row', 'modes are', 'file'], MODE_SOURCES.map((r) => [code(r.id), r.source, cell(r.about)])));
   doc.push('');
   doc.push('Every living dialect of the format loads: Roo Code 3.52 (`rulesFiles` inside a mode is accepted, as in its export files), Zoo Code (the `web` group with its tool `fetch_web_content`; `allowedMcpServers`, which limits the `mcp` group to those servers\' `mcp__<server>__*` tools, intersected with an `mcp` `tools` allow-list) and Kilo Code 5.x (`iconName`, `source: organization`, the `browser` group). Keys no dialect knows are ignored with one warning per file, as Roo\'s loader ignores them; they never cause a mode to be skipped.', '');
-  doc.push('`export_mode` and `import_mode` (and the `export-mode` / `import-mode` commands) read and write Roo\'s export format. `create_mode`, `update_mode` and `delete_mode` change mode files in place: YAML keeps its comments and untouched modes byte for byte, JSON stays JSON; every write is atomic, under a cross-process lock, after a backup into `.roo/backups/` (project) or `<config dir>/backups/` (global).', '');
+  doc.push('`export_mode` and `import_mode` (and the `export-mode` / `import-mode` commands) read and write Roo\'s export format. `create_mode`, `update_mode` and `delete_mode` change mode files in place: YAML keeps its comments and untouched modes byte for byte, JSON stays JSON; every write is atomic, under a cross-process lock (the writes of one server take turns in the order they came), after a backup into `.roo/backups/` (project) or `<config dir>/backups/` (global), of which the newest `backups.keep` are kept. An import swaps in its rules folders and mode file together, so a crash leaves the old or the new state (finished at the next start).', '');
 
   doc.push('## Tools', '');
   doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '',

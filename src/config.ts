@@ -16,6 +16,7 @@ export interface ServerConfig {
   logging: { level: string; file: string | null };
   modesets: { dir: string };
   prompts: { use_agent_rules: boolean };
+  backups: { keep: number };
   ipc: {
     socket_path: string | null; host: string | null; port: number | null;
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;
@@ -150,6 +151,20 @@ function setPath(target: Json, path: string[], value: unknown): void {
   node[path[path.length - 1]!] = value;
 }
 
+/**
+ * The one rule for a bearer token, whichever layer gives it (file, environment, flag): null, or at
+ * least the schema's minLength of http.token in characters. `where` names the layer in the error.
+ */
+export function checkHttpToken(token: unknown, where: string): void {
+  if (token === undefined || token === null) return;
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as { properties: { http: { properties: { token: { minLength: number } } } } };
+  const min = schema.properties.http.properties.token.minLength;
+  if (typeof token !== 'string' || [...token].length < min) {
+    const got = typeof token === 'string' ? `${[...token].length} characters` : `a ${typeof token}`;
+    throw new ConfigError(`${where} must be a token of at least ${min} characters (got ${got}): a short token is quickly guessed`);
+  }
+}
+
 function envOverrides(env: NodeJS.ProcessEnv): Json {
   const out: Json = {};
   const str = (name: string, path: string[]): void => {
@@ -164,6 +179,7 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_MODES_SESSIONS_DIR', ['sessions', 'persistence', 'storage_path']);
   if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
   str('ROO_MODES_HTTP_TOKEN', ['http', 'token']);
+  checkHttpToken(isObject(out.http) ? out.http.token : undefined, 'ROO_MODES_HTTP_TOKEN');
   const origins = env.ROO_MODES_HTTP_ALLOWED_ORIGINS;
   if (origins !== undefined && origins !== '') setPath(out, ['http', 'allowed_origins'], originList(origins, 'ROO_MODES_HTTP_ALLOWED_ORIGINS'));
   const port = env.ROO_IPC_PORT;
@@ -197,9 +213,12 @@ export async function loadConfig(
     if (!isObject(parsed)) throw new ConfigError(`config file ${file} must hold a JSON object`);
     // Checked before the schema, whose validator recurses into what it is given.
     if (tooDeep(parsed)) throw new ConfigError(`config file ${file}: ${depthMessage('the document')}`);
+    checkHttpToken(isObject(parsed.http) ? parsed.http.token : undefined, `http.token in ${file}`);
     fileLayer = await validateAgainstSchema(parsed, file, warn);
   }
   const merged = merge(merge(merge(defaultConfig() as unknown as Json, fileLayer), envOverrides(env)), args.overrides);
+  // Flags give no token today; this holds any later layer to the same rule.
+  checkHttpToken((merged.http as Json).token, 'http.token');
   // Flags and environment only fill string slots (the port and the origins are checked above), so
   // only the file layer needs the schema; that keeps the validator off the startup path.
   const config = merged as unknown as ServerConfig;

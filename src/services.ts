@@ -62,6 +62,7 @@ export class Services {
     const specs = listing.specs;
     // Watchers first, then the first load: an edit made while loading is then never missed.
     await this.modes.watch(onModesChanged);
+    await this.#tidyModeFiles();
     await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
     // The mode-file tools share one view of the files, the reload path and the session gate.
@@ -140,10 +141,24 @@ export class Services {
     }
   }
 
+  /** Finishes a mode-file change a crash cut short and clears dead writers' leftovers; never fatal. */
+  async #tidyModeFiles(): Promise<void> {
+    const [{ scopePaths }, { tidyModeFile }] = await Promise.all([import('./modes/mode-writes.js'), import('./modes/mode-file-lock.js')]);
+    for (const scope of ['project', 'global'] as const) {
+      try {
+        const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()));
+        if (done?.finished) this.log.warn(`finished an interrupted change of ${scope} modes (${done.finished.join(', ') || 'mode file only'})`);
+        if (done && done.removed.length > 0) this.log.info(`removed ${done.removed.length} leftover temp file(s) of the ${scope} mode file`);
+      } catch (err) {
+        this.log.warn(`could not tidy the ${scope} mode file`, err);
+      }
+    }
+  }
+
   /** Where the mode files and rules folders of each scope are, for the tools that write them. */
   scopeConfig(): ScopeConfig {
     const p = this.config.paths;
-    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir() };
+    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir(), backupsKeep: this.config.backups.keep };
   }
 
   /** Uses the client's root when none was configured, and reloads the modes from there. */

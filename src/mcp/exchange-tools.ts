@@ -42,12 +42,12 @@ export function exchangeTools(d: ExchangeDeps): ToolFamily {
       return { text: out.text, metadata };
     },
 
-    async import_mode(args): Promise<ToolResult> {
+    async import_mode(args, ctx): Promise<ToolResult> {
       const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../modes/import.js'), import('../modes/mode-writes.js')]);
       const parsed = parseImport(args.yaml as string);
       const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
       const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
-      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan));
+      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan), ctx.signal);
       if (!report.dry_run) await d.reload();
       return { text: importSummary(report), metadata: { ...report, backup: report.backup ?? '' } };
     },

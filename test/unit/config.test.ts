@@ -18,6 +18,7 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   logging: { level: 'INFO', file: null },
   modesets: { dir: '.task_orchestrator' },
   prompts: { use_agent_rules: true },
+  backups: { keep: 20 },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
   http: { host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null },
 };
