@@ -64,7 +64,12 @@ export class ModeResources {
     const { mode, kind, uri } = this.#resolve(params.uri);
     let text: string;
     if (kind.suffix === '') text = JSON.stringify(fullMode(mode), null, 2);
-    else if (kind.suffix === '/config') text = JSON.stringify(configOf(mode), null, 2);
+    else if (kind.suffix === '/config') {
+      // The mode as a .roomodes entry holds it (Roo's keys, absent ones left out), so it pastes back
+      // into a file; the writer's own shape, loaded only for this read.
+      const { modeToPlain } = await import('../modes/mode-file-edit.js');
+      text = JSON.stringify(modeToPlain(mode, mode.declaredSource !== undefined ? { source: mode.declaredSource } : {}), null, 2);
+    }
     else text = await this.#d.systemPrompt(mode);
     return { contents: [{ uri, mimeType: kind.mimeType, text }] };
   }
@@ -124,10 +129,3 @@ function dialectFields(m: CompiledMode): Record<string, unknown> {
   };
 }
 
-function configOf(m: CompiledMode): Record<string, unknown> {
-  return {
-    slug: m.slug, name: m.name, source: m.source, groups: m.groups,
-    description: m.description ?? null, when_to_use: m.whenToUse ?? null,
-    ...dialectFields(m),
-  };
-}
