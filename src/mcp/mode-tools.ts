@@ -1,7 +1,7 @@
 // The seven mode tools of the seed API. Each handler looks modes up in the current catalogue and
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
-import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from '../rpc/errors.js';
-import type { Catalogue } from '../modes/catalogue.js';
+import { FileRestrictionError, ToolRestrictionError, type ModeNotFoundError } from '../rpc/errors.js';
+import { modeNotFound, type Catalogue } from '../modes/catalogue.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { decideToolUse } from '../modes/decide-tool-use.js';
@@ -21,7 +21,7 @@ export interface ModeToolDeps {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function requireModeError(cat: Catalogue, slug: string): ModeNotFoundError {
-  return new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+  return modeNotFound(cat, slug);
 }
 
 function requireMode(cat: Catalogue, slug: string): CompiledMode {

@@ -1,8 +1,8 @@
 // Modes as MCP resources: mode://{slug}, mode://{slug}/config, mode://{slug}/system_prompt.
 // Owns the URI grammar and the subscription set; reads the catalogue, never changes it.
-import { ModeNotFoundError, ValidationError } from '../rpc/errors.js';
+import { ValidationError, quoteName } from '../rpc/errors.js';
 import type { Params } from '../rpc/jsonrpc.js';
-import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound, type Catalogue } from '../modes/catalogue.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { paginate } from './pagination.js';
@@ -95,7 +95,7 @@ export class ModeResources {
     const m = URI.exec(raw);
     const kind = m ? KINDS.find((k) => k.suffix === (m[2] ?? '')) : undefined;
     if (!m || !kind) {
-      throw resourceError(this.#d.stateless(), raw, new ValidationError(`Invalid resource URI: ${shown}`, {
+      throw resourceError(this.#d.stateless(), raw, new ValidationError(`Invalid resource URI ${quoteName(raw)}: expected mode://{slug}, mode://{slug}/config or mode://{slug}/system_prompt`, {
         message: 'expected mode://{slug}, mode://{slug}/config or mode://{slug}/system_prompt', uri: shown,
       }));
     }
@@ -103,7 +103,7 @@ export class ModeResources {
     const mode = cat.get(m[1]!);
     if (!mode) {
       if (!mustExist) return { mode: undefined as never, kind, uri: raw };
-      throw resourceError(this.#d.stateless(), raw, new ModeNotFoundError(m[1]!, cat.slugs()));
+      throw resourceError(this.#d.stateless(), raw, modeNotFound(cat, m[1]!));
     }
     return { mode, kind, uri: raw };
   }

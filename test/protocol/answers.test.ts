@@ -28,7 +28,7 @@ const errorOf = (res: Msg, code: number): { message: string; data: any } => {
 test('error messages carry the hint: the modes there are, the allowed pattern, what to do', async (t) => {
   const { s } = await project(t);
   const mode = errorOf(await s.tool(1, 'get_mode_info', { mode_slug: 'coder' }), -32001);
-  assert.equal(mode.message, 'Mode not found: coder. Available modes: code, architect, ask, debug, orchestrator');
+  assert.equal(mode.message, 'Mode not found: "coder". Available modes: code, architect, ask, debug, orchestrator');
   assert.deepEqual(mode.data.available_modes, ['code', 'architect', 'ask', 'debug', 'orchestrator']);
 
   const lost = errorOf(await s.tool(2, 'get_task_info', { session_id: 'ses_000000000000000000000000' }), -32002);

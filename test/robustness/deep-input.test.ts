@@ -46,7 +46,7 @@ test('a .roomodes nested 100,000 levels deep, as YAML or as JSON, gets a located
     const list = await s.tool(1, 'list_modes');
     assert.match(list.result.content[0].text, /\(code\) — builtin/, kind);
     // stderr and stdout are separate pipes: the warning written before the answer may arrive after it.
-    await pollUntil(() => /\.roomodes:1: cannot parse the file: .*deeper than 1000 levels at line 1, column \d+/.test(s.stderr), `${kind}: the load warning names the place`, 5000);
+    await pollUntil(() => /\.roomodes:1:\d+: cannot parse the file: .*deeper than 1000 levels at line 1, column \d+/.test(s.stderr), `${kind}: the load warning names the place`, 5000);
     assert.equal((await endAndDrain(s)).code, 0, kind);
   }
 });
