@@ -12,7 +12,7 @@ import { exchangeTools } from './mcp/exchange-tools.js';
 import { authoringTools } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './modes/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
-import { modeNotFound } from './modes/catalogue.js';
+import { modeNotFound } from './modes/problems.js';
 import type { ScopeConfig } from './modes/mode-writes.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';

@@ -3,7 +3,8 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { TOOL_GROUP_NAMES, type GroupEntry, type Mode } from '../modes/types.js';
-import { formatIssue, loadCatalogue } from '../modes/catalogue.js';
+import { loadCatalogue } from '../modes/catalogue.js';
+import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { expandHome } from './flags.js';
 

@@ -1,6 +1,7 @@
 // export_mode and import_mode: Roo's export files, both ways. The handlers look modes up, call the
 // export/import modules and reload the catalogue after a write; they never touch files themselves.
-import { modeNotFound, type Catalogue } from '../modes/catalogue.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound } from '../modes/problems.js';
 import type { ScopeConfig, Scope } from '../modes/mode-writes.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 

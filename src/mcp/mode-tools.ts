@@ -1,7 +1,8 @@
 // The seven mode tools of the seed API. Each handler looks modes up in the current catalogue and
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
 import { FileRestrictionError, ToolRestrictionError, type ModeNotFoundError } from '../rpc/errors.js';
-import { modeNotFound, type Catalogue } from '../modes/catalogue.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound } from '../modes/problems.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { decideToolUse } from '../modes/decide-tool-use.js';

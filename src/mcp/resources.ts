@@ -2,7 +2,8 @@
 // Owns the URI grammar and the subscription set; reads the catalogue, never changes it.
 import { ValidationError, quoteName } from '../rpc/errors.js';
 import type { Params } from '../rpc/jsonrpc.js';
-import { modeNotFound, type Catalogue } from '../modes/catalogue.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound } from '../modes/problems.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { paginate } from './pagination.js';

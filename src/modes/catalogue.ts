@@ -4,15 +4,14 @@ import { realpath, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { isAbsolute, join, relative, resolve } from 'node:path';
 import type { Mode, ModeIssue, ModeSource } from './types.js';
-import type { Logger } from '../log.js';
 import { builtinModes } from './builtin.js';
 import { compileMode, type CompiledMode } from './permissions.js';
-import { SLUG_PATTERN, validateModeDocument, type KeyLocator } from './validate-mode.js';
+import { SLUG_PATTERN, validateModeDocument } from './validate-mode.js';
 import { readPointerFile } from './pointer.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import type { YamlDocument } from '../yaml/read.js';
 import { isRecord } from '../rpc/jsonrpc.js';
-import { ModeNotFoundError } from '../rpc/errors.js';
+import { formatOfText, keyLocator, slugsMentioned } from './problems.js';
 import { MODE_SOURCES, type SourcePaths } from './sources.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
@@ -292,65 +291,6 @@ export async function layerFromText(
   out.warnings.push(...checked.warnings);
   out.modes = checked.modes.map((p) => ({ ...p.mode, source, file, ...(p.line !== undefined ? { line: p.line } : {}) }));
   return out;
-}
-
-/** The slugs a mode file's text seems to define (`slug: x`, `"slug": "x"`), read without parsing it. */
-function slugsMentioned(text: string): string[] {
-  const found = new Set<string>();
-  for (const m of text.matchAll(/(?:^|[\s{,\-])["']?slug["']?\s*:\s*["']?([a-zA-Z0-9-]+)/g)) {
-    if (found.size >= 1000) break;
-    found.add(m[1]!);
-  }
-  return [...found];
-}
-
-/** The error for a slug no mode has, with the mode-file problem that explains it when there is one. */
-export function modeNotFound(cat: Catalogue, slug: string): ModeNotFoundError {
-  const problem = cat.problemFor(slug);
-  return new ModeNotFoundError(slug, cat.slugs(), problem === undefined ? undefined : formatIssue(problem));
-}
-
-/** JSON when the text opens with `{` (Roo's older .roomodes and export files), else YAML. */
-function formatOfText(text: string): 'yaml' | 'json' {
-  return text.replace(/^\ufeff/, '').trimStart().startsWith('{') ? 'json' : 'yaml';
-}
-
-/**
- * Finds where a key of a mode entry is written: the first `key:` (bare or quoted) at or after the
- * entry's start and before the next entry's. The reader keeps positions of collections only, and
- * a report about one key must point at that key; the lines are split only when one is asked for.
- */
-function keyLocator(text: string): KeyLocator {
-  let lines: string[] | undefined;
-  return (key, from, until) => {
-    if (from.line === undefined) return undefined;
-    lines ??= text.split(/\r?\n/);
-    const spelled = new RegExp(`(^|[\\s{,\\-])(["']?)${key.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\2\\s*:`, 'g');
-    const last = Math.min(lines.length, until.line ?? lines.length);
-    for (let n = from.line; n <= last; n++) {
-      spelled.lastIndex = n === from.line ? Math.max(0, (from.column ?? 1) - 2) : 0;
-      const m = spelled.exec(lines[n - 1]!);
-      if (m) return { line: n, column: m.index + m[1]!.length + 1 };
-    }
-    return undefined;
-  };
-}
-
-/** A problem as one line: file:line:column: message (the column when known). */
-export function formatIssue(issue: ModeIssue): string {
-  const col = issue.column !== undefined ? `:${issue.column}` : '';
-  return `${issue.file}:${issue.line ?? 1}${col}: ${issue.message}`;
-}
-
-/**
- * Logs what is wrong in the mode files, one line each as file:line:column: reason: problems and
- * warnings on stderr, notices at debug. With `since`, only the kinds whose findings changed.
- */
-export function logModeProblems(cat: Catalogue, log: Logger, since?: Catalogue): void {
-  const changed = (kind: 'issues' | 'warnings' | 'notices'): boolean => since === undefined || JSON.stringify(cat[kind]) !== JSON.stringify(since[kind]);
-  if (changed('issues')) for (const issue of cat.issues) log.warn(formatIssue(issue));
-  if (changed('warnings')) for (const w of cat.warnings) log.warn(`${formatIssue(w)} (warning)`);
-  if (changed('notices')) for (const note of cat.notices) log.debug(formatIssue(note));
 }
 
 /** Reads every source and builds a fresh catalogue. */

@@ -6,7 +6,8 @@ import { basename, dirname, join, resolve } from 'node:path';
 import type { Logger } from '../log.js';
 import { builtinModes } from './builtin.js';
 import { compileMode } from './permissions.js';
-import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, logModeProblems, sourcePaths, type ModeSourcesConfig } from './catalogue.js';
+import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, sourcePaths, type ModeSourcesConfig } from './catalogue.js';
+import { logModeProblems } from './problems.js';
 import { allCandidates } from './sources.js';
 import { AGENT_RULES_FILES } from './rules.js';
 
