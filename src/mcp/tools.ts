@@ -96,12 +96,12 @@ export interface ToolRegistryOptions {
 
 const NONE: readonly string[] = Object.freeze([]);
 
+const propertiesOf = (schema: Record<string, unknown>): Record<string, unknown> => (isRecord(schema.properties) ? schema.properties : {});
+
 /**
  * Keys of `args` that the schema does not define (only for schemas that close their properties).
  * Every call asks, and nearly every answer is "none": that answer allocates nothing.
  */
-const propertiesOf = (schema: Record<string, unknown>): Record<string, unknown> => (isRecord(schema.properties) ? schema.properties : {});
-
 function unknownKeys(schema: Record<string, unknown>, args: Record<string, unknown>): readonly string[] {
   if (schema.additionalProperties !== false) return NONE;
   const props = propertiesOf(schema);
