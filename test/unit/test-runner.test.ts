@@ -3,10 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { readFileSync, readdirSync } from 'node:fs';
-import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { corpusMissing } from '../shared-corpus.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = 'test/fixtures/runner';
@@ -58,17 +55,4 @@ test('a run where no test ran exits 1, the summary line still last', () => {
   assert.equal(r.status, 1);
   assert.ok(r.lines.includes('test/run.mjs: no test ran'), r.stdout);
   assert.equal(r.lines.at(-1), '0 passed, 0 failed, 1 skipped');
-});
-
-test('every corpus test skips with the one reason, naming ../shared/corpus/roomodes, so a run prints it once', () => {
-  // The reporter prints each distinct reason once; the corpus tests all take theirs from test/shared-corpus.ts.
-  if (corpusMissing) assert.match(corpusMissing, /\.\.\/shared\/corpus\/roomodes/);
-  const files = readdirSync(join(REPO, 'test'), { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts'));
-  const corpusTests = files.filter((f) => readFileSync(join(REPO, 'test', f), 'utf8').includes('shared-corpus.js'));
-  assert.ok(corpusTests.length >= 4, `found the corpus tests: ${corpusTests.join(', ')}`);
-  for (const f of corpusTests.filter((f) => !f.endsWith('test-runner.test.ts'))) {
-    const text = readFileSync(join(REPO, 'test', f), 'utf8');
-    assert.match(text, /skip: corpusMissing/, f);
-    assert.doesNotMatch(text, /skip: ['"`]|t\.skip\(/, `${f} skips only with corpusMissing`);
-  }
 });
