@@ -2,7 +2,7 @@
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
 import { FileRestrictionError, ToolRestrictionError, type ModeNotFoundError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
-import { modeNotFound } from '../modes/problems.js';
+import { formatIssue, modeNotFound } from '../modes/problems.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { decideToolUse } from '../modes/decide-tool-use.js';
@@ -57,8 +57,8 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
   const problems = problemRows(cat.issues);
   metadata.problems = problems;
   if (problems.length > 0) {
-    const first = problems[0]!;
-    lines.push(`Skipped: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mode files (see problems); first: ${first.file}:${first.line}${first.slug ? ` (${first.slug})` : ''}: ${first.reason}`);
+    // Not every problem skips a mode (a misplaced fileRegex loads without its restriction).
+    lines.push(`Problems in the mode files: ${problems.length} (see problems); first: ${formatIssue(cat.issues[0]!)}`);
   }
   return { text: lines.join('\n'), metadata };
 }

@@ -63,7 +63,7 @@ test('list_modes names each skipped mode with file, line, slug and reason, and s
   assert.equal(problems[0].line, 6);
   assert.equal(problems[0].slug, 'bad one');
   assert.match(problems[0].reason, /slug/);
-  assert.match(res.content[0].text, /^Skipped: 1 problem in the mode files \(see problems\); first: .*\.roomodes:6 \(bad one\): /m);
+  assert.match(res.content[0].text, /^Problems in the mode files: 1 \(see problems\); first: .*\.roomodes:6:\d+: mode "bad one" was skipped: /m);
   const tools = (await s.call(2, 'tools/list')).result.tools as { name: string; outputSchema: Record<string, unknown> }[];
   const check = compileSchema(tools.find((x) => x.name === 'list_modes')!.outputSchema);
   assert.deepEqual(check(res.structuredContent, 'structuredContent'), []);
