@@ -262,7 +262,9 @@ export async function layerFromText(
   } catch (err) {
     const at = err instanceof YamlError ? { line: err.line, column: err.column } : { line: 1 };
     const mentions = slugsMentioned(text);
-    out.issues.push({ file, ...at, message: `cannot parse the file: ${err instanceof Error ? err.message : String(err)}`, ...(mentions.length ? { mentions } : {}) });
+    // The position leads the report (file:line:column), so the reader's own "at line L, column C" goes.
+    const reason = err instanceof YamlError ? err.message.replace(/ at line \d+, column \d+$/, '') : err instanceof Error ? err.message : String(err);
+    out.issues.push({ file, ...at, message: `cannot parse the file: ${reason}`, ...(mentions.length ? { mentions } : {}) });
     return out;
   }
   let value = parsed.value;

@@ -50,8 +50,8 @@ test('"Mode not found" for a slug in a file that failed to load names that file 
   const { s, file } = await serveProject(t, BROKEN);
   const err = (await s.tool(1, 'get_mode_info', { mode_slug: 'docs-writer' })).error;
   assert.equal(err.code, -32001);
-  assert.equal(err.message, `Mode not found: "docs-writer". A mode file defines it, but it did not load: ${file}:4:36: cannot parse the file: missing closing double quote at line 4, column 36. Available modes: code, architect, ask, debug, orchestrator`);
-  assert.equal(err.data.load_problem, `${file}:4:36: cannot parse the file: missing closing double quote at line 4, column 36`);
+  assert.equal(err.message, `Mode not found: "docs-writer". A mode file defines it, but it did not load: ${file}:4:36: cannot parse the file: missing closing double quote. Available modes: code, architect, ask, debug, orchestrator`);
+  assert.equal(err.data.load_problem, `${file}:4:36: cannot parse the file: missing closing double quote`);
   const other = (await s.tool(2, 'get_mode_info', { mode_slug: 'nobody' })).error;
   assert.equal(other.message, 'Mode not found: "nobody". Available modes: code, architect, ask, debug, orchestrator');
   s.assertStdoutPure();
