@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
-import { ModeRegistry, type ModesChange } from './modes/registry.js';
+import type { ModeRegistry, ModesChange } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
@@ -11,9 +11,9 @@ import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
 import { authoringTools } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './modes/authoring.js';
-import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from './rpc/errors.js';
+import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
+import { modeNotFound } from './modes/problems.js';
 import type { ScopeConfig } from './modes/mode-writes.js';
-import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
@@ -32,16 +32,10 @@ export class Services {
   #projectRoot: string | null;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
-  constructor(readonly config: ServerConfig, readonly log: Logger, private readonly hooks: ServicesHooks) {
+  /** `modes` is the registry Core loaded at start (for the project root in force, `projectRoot`). */
+  constructor(readonly config: ServerConfig, readonly log: Logger, modes: ModeRegistry, private readonly hooks: ServicesHooks) {
     this.#projectRoot = config.paths.project_root;
-    this.modes = new ModeRegistry({
-      projectRoot: this.projectRoot,
-      configDir: config.paths.global_config_dir,
-      globalModesFile: config.paths.global_modes_file,
-      modesetsDir: config.modesets.dir,
-      convertDocument: convertLegacyRoles,
-      agentRules: config.prompts.use_agent_rules,
-    }, log.child('modes'));
+    this.modes = modes;
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
@@ -130,7 +124,7 @@ export class Services {
   async #sessionGate(sessionId: string, plan: PlannedWrite): Promise<void> {
     const s = await this.sessions.get(sessionId);
     const mode = this.modes.current.get(s.task.mode_slug);
-    if (!mode) throw new ModeNotFoundError(s.task.mode_slug, this.modes.current.slugs());
+    if (!mode) throw modeNotFound(this.modes.current, s.task.mode_slug);
     const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./modes/write-gate.js'), import('./modes/authoring.js')]);
     const ctx = { projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root };
     for (const path of [plan.modeFile, ...(plan.rulesDir ? [plan.rulesDir] : [])]) {

@@ -3,13 +3,14 @@
 // Whether a caller may write at all is decided before these run (the gate), never in here.
 import { relative } from 'node:path';
 import type { Catalogue } from './catalogue.js';
+import { modeNotFound } from './problems.js';
 import type { ModeConfig } from './types.js';
 import { validateModeEntry } from './validate-mode.js';
 import { modeEntries, modeToPlain, removeModeText, upsertModeText, type ModeFileEdit } from './mode-file-edit.js';
 import { backUp, readModeFile, removeFolder, scopePaths, writeModeFile, type Scope, type ScopeConfig, type ScopePaths } from './mode-writes.js';
 import { withModeFileLock } from './mode-file-lock.js';
 import { mustParse } from './import.js';
-import { ModeNotFoundError, ValidationError } from '../rpc/errors.js';
+import { ValidationError } from '../rpc/errors.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 import { toPlain, type Plain } from '../yaml/write.js';
 import { join } from 'node:path';
@@ -59,7 +60,7 @@ async function locate(ctx: AuthoringContext, slug: string, scope: Scope | undefi
     const paths = await scopePaths(scope, ctx.scopes);
     return { paths, file: paths.modeFile };
   }
-  if (!mode) throw new ModeNotFoundError(slug, ctx.catalogue.slugs());
+  if (!mode) throw modeNotFound(ctx.catalogue, slug);
   if (mode.source === 'builtin' || mode.file === undefined) {
     return refuse(`"${slug}" is a built-in mode, which cannot be ${verb}; to change it, create a mode of the same slug in a scope`, { slug });
   }

@@ -28,7 +28,7 @@ const errorOf = (res: Msg, code: number): { message: string; data: any } => {
 test('error messages carry the hint: the modes there are, the allowed pattern, what to do', async (t) => {
   const { s } = await project(t);
   const mode = errorOf(await s.tool(1, 'get_mode_info', { mode_slug: 'coder' }), -32001);
-  assert.equal(mode.message, 'Mode not found: coder. Available modes: code, architect, ask, debug, orchestrator');
+  assert.equal(mode.message, 'Mode not found: "coder". Available modes: code, architect, ask, debug, orchestrator');
   assert.deepEqual(mode.data.available_modes, ['code', 'architect', 'ask', 'debug', 'orchestrator']);
 
   const lost = errorOf(await s.tool(2, 'get_task_info', { session_id: 'ses_000000000000000000000000' }), -32002);
@@ -63,7 +63,7 @@ test('list_modes names each skipped mode with file, line, slug and reason, and s
   assert.equal(problems[0].line, 6);
   assert.equal(problems[0].slug, 'bad one');
   assert.match(problems[0].reason, /slug/);
-  assert.match(res.content[0].text, /^Skipped: 1 problem in the mode files \(see problems\); first: .*\.roomodes:6 \(bad one\): /m);
+  assert.match(res.content[0].text, /^Problems in the mode files: 1 \(see problems\); first: .*\.roomodes:6:\d+: mode "bad one" was skipped: /m);
   const tools = (await s.call(2, 'tools/list')).result.tools as { name: string; outputSchema: Record<string, unknown> }[];
   const check = compileSchema(tools.find((x) => x.name === 'list_modes')!.outputSchema);
   assert.deepEqual(check(res.structuredContent, 'structuredContent'), []);

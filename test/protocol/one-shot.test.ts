@@ -85,7 +85,7 @@ test('call keeps sessions between runs with --sessions-dir or ROO_MODES_SESSIONS
   // Without the folder the session is gone, and the message itself says why and what to do.
   const lost = await runCli(['call', 'get_task_info', '--arg', `session_id=${id}`], { cwd: project });
   assert.equal(lost.code, 1);
-  assert.match(lost.stderr, /^error -32002: Session not found: ses_[0-9a-f]{24}\. Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set/m);
+  assert.match(lost.stderr, /^error -32002: Session not found: "ses_[0-9a-f]{24}"\. Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set/m);
 });
 
 test('serve --sessions-dir turns persistence on at that folder', async (t) => {
