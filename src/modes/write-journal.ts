@@ -2,7 +2,7 @@
 // beside the real ones, a journal records them, then they are swapped in, the mode file last; a
 // change cut short is finished at the next start or write. Also clears our dead writers' leftovers.
 // It never removes or renames a name it did not make, and runs only under the mode file's lock.
-import { lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { lstat, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 import { removeFile, syncDirectory, tempSuffix, writeFileAtomic, writeFlushed } from '../files/atomic-write.js';
 import { processAlive } from '../files/pid-lock.js';
@@ -85,6 +85,8 @@ async function rollForward(scope: JournalScope, j: Journal): Promise<void> {
       await rename(live, aside); // a link is moved as a link, never followed
     }
     await rename(staged, live);
+    // An import without rules files leaves no folder behind (an empty one would say "rules here").
+    await rmdir(live).catch(() => undefined);
   }
   if (j.rules.length > 0) await syncDirectory(scope.rooDir);
   const mode = stagedModeFile(scope, j.suffix);
