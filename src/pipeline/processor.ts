@@ -3,12 +3,11 @@
 import { AsyncQueue } from './queue.js';
 import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
 import { classify, isRecord, SplicedLine, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
-import { PreSerialized, toWireError, type MethodTable, type RequestContext } from '../rpc/dispatch.js';
+import { PreSerialized, toWireError, type MethodTable, type RequestContext, type RequestEra } from '../rpc/dispatch.js';
 import { depthMessage } from '../rpc/json-bounds.js';
 import { encodeLine, isRefusal, type WireLine } from './outbound.js';
 import { AnswerLine } from './answers.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
-import type { RequestEra } from '../mcp/eras.js';
 import type { Logger } from '../log.js';
 
 /**
