@@ -10,6 +10,7 @@ import { ipcEnabled, type ServerConfig } from './config.js';
 import type { LogSink, Logger } from './log.js';
 import type { Services } from './services.js';
 import type { ToolListing } from './mcp/tools.js';
+import type { ModeRegistry } from './modes/registry.js';
 
 /** One wired connection: the transport feeds `incoming`, drains `outgoing`, and awaits `done`. */
 export interface Connection {
@@ -42,6 +43,7 @@ const ownerOf = (ctx: RequestContext): Connection | undefined => ctx.owner as Co
 export class Core {
   readonly #live = new Set<Connection & { sink: LogSink }>();
   #services: Promise<Services> | null = null;
+  #modes: Promise<ModeRegistry> | null = null;
   #listing: Promise<ToolListing> | null = null;
 
   constructor(readonly config: ServerConfig, readonly version: string, readonly sink: LogSink, readonly log: Logger) {
@@ -60,15 +62,41 @@ export class Core {
       })));
   }
 
+  /**
+   * The mode catalogue and its file watch, started once: by the first connection that could be told
+   * of a change (see McpServer) or by the services. Resolves once the first load under watch is
+   * done; every edit after that reaches every live connection. The other services stay unloaded.
+   */
+  modes(): Promise<ModeRegistry> {
+    if (this.#modes) return this.#modes;
+    this.#modes = Promise.all([import('./modes/registry.js'), import('./modesets/legacy.js')]).then(async ([{ ModeRegistry }, { convertLegacyRoles }]) => {
+      const p = this.config.paths;
+      const registry = new ModeRegistry({
+        projectRoot: p.project_root ?? process.cwd(),
+        configDir: p.global_config_dir,
+        globalModesFile: p.global_modes_file,
+        modesetsDir: this.config.modesets.dir,
+        convertDocument: convertLegacyRoles,
+        agentRules: this.config.prompts.use_agent_rules,
+      }, this.log.child('modes'));
+      // Watchers first, then the first load: an edit made while loading is then never missed.
+      await registry.watch((e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
+      await registry.load();
+      return registry;
+    });
+    this.#modes.catch((err: unknown) => { this.log.error('the server could not load the modes', err); });
+    return this.#modes;
+  }
+
   services(): Promise<Services> {
     if (this.#services) return this.#services;
-    this.#services = import('./services.js').then(async ({ Services }) => {
+    this.#services = Promise.all([import('./services.js'), this.modes()]).then(async ([{ Services }, modes]) => {
       const s = new Services(this.config, this.log, {
         protocolVersion: (ctx) => ownerOf(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
         progress: (ctx, p, t, m) => ownerOf(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
-      });
-      await s.start(await this.listing(), (e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
+      }, modes);
+      await s.start(await this.listing());
       return s;
     });
     this.#services.catch((err: unknown) => { this.log.error('the server could not start its services', err); });
@@ -87,7 +115,7 @@ export class Core {
     const lifecycle = new Lifecycle();
     const sink: LogSink = { level: this.sink.level, write: this.sink.write, forward: null };
     const server = new McpServer({
-      version: this.version, services: () => this.services(), listing: () => this.listing(),
+      version: this.version, services: () => this.services(), listing: () => this.listing(), watchModes: () => this.modes(),
       preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log: this.log,
     });
     const table = server.methods();
@@ -111,5 +139,7 @@ export class Core {
   async close(): Promise<void> {
     const s = this.#services ? await this.#services.catch(() => null) : null;
     await s?.close();
+    const modes = this.#modes ? await this.#modes.catch(() => null) : null;
+    modes?.close();
   }
 }

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
-import { ModeRegistry, type ModesChange } from './modes/registry.js';
+import type { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
@@ -13,7 +13,6 @@ import { authoringTools } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './modes/authoring.js';
 import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from './rpc/errors.js';
 import type { ScopeConfig } from './modes/mode-writes.js';
-import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
@@ -26,22 +25,14 @@ export interface ServicesHooks {
 }
 
 export class Services {
-  readonly modes: ModeRegistry;
   readonly sessions: SessionStore;
   tools!: ToolRegistry;
   #projectRoot: string | null;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
-  constructor(readonly config: ServerConfig, readonly log: Logger, private readonly hooks: ServicesHooks) {
+  /** `modes`: the catalogue, loaded and watched already (the core starts it, often before these services). */
+  constructor(readonly config: ServerConfig, readonly log: Logger, private readonly hooks: ServicesHooks, readonly modes: ModeRegistry) {
     this.#projectRoot = config.paths.project_root;
-    this.modes = new ModeRegistry({
-      projectRoot: this.projectRoot,
-      configDir: config.paths.global_config_dir,
-      globalModesFile: config.paths.global_modes_file,
-      modesetsDir: config.modesets.dir,
-      convertDocument: convertLegacyRoles,
-      agentRules: config.prompts.use_agent_rules,
-    }, log.child('modes'));
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
@@ -58,12 +49,10 @@ export class Services {
 
   get projectRootConfigured(): boolean { return this.config.paths.project_root !== null; }
 
-  async start(listing: ToolListing, onModesChanged: (e: ModesChange) => void): Promise<void> {
+  async start(listing: ToolListing): Promise<void> {
     const specs = listing.specs;
-    // Watchers first, then the first load: an edit made while loading is then never missed.
-    await this.modes.watch(onModesChanged);
-    await Promise.all([this.modes.load(), this.sessions.init()]);
-    this.#closers.push(() => this.modes.close(), () => this.sessions.close());
+    await this.sessions.init();
+    this.#closers.push(() => this.sessions.close());
     // The mode-file tools share one view of the files, the reload path and the session gate.
     const fileDeps = {
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),

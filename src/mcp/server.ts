@@ -38,6 +38,11 @@ export interface McpServerOptions {
   listing: () => Promise<ToolListing>;
   /** Load the services right after initialize (the IPC bridge must connect to push events). */
   preload: boolean;
+  /**
+   * Starts (once) the mode catalogue and its file watch, without the other services; settles
+   * when edits are announced. Called as soon as this connection could be told of a change.
+   */
+  watchModes: () => Promise<unknown>;
   /** A Roo IPC bridge is configured (its events can be listened to in the stateless era). */
   rooEvents?: boolean;
   sink: LogSink;
@@ -133,7 +138,8 @@ export class McpServer {
     const requests = new Map<string, RequestHandler>([
       ['initialize', (params) => this.#initialize(params)],
       ['server/discover', () => this.#discover()],
-      ['subscriptions/listen', (p, ctx) => this.#subscriptions.listen(p, ctx)],
+      // Acknowledged only once the mode files are watched, so no edit after the ack goes unannounced.
+      ['subscriptions/listen', async (p, ctx) => { await this.#o.watchModes().catch(() => undefined); return this.#subscriptions.listen(p, ctx); }],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.#setLevel(params)],
       ['tools/list', async (p) => (await this.#o.listing()).list(p, this.protocolVersion)],
@@ -219,6 +225,8 @@ export class McpServer {
     }
     lc.initialized(version);
     this.#preload();
+    // From now on this client could be told of a changed mode file: watch, right behind the answer.
+    setImmediate(() => { this.#o.watchModes().catch(() => { /* logged by the loader */ }); });
     this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
     return {
       protocolVersion: lc.protocolVersion,

@@ -35,6 +35,7 @@ export class ModeRegistry {
   #current: Catalogue;
   #listeners: ((e: ModesChange) => void)[] = [];
   #watching = false;
+  #watchAnnounced = false;
   #closed = false;
   readonly #watched = new Map<string, Watched>();
   #timer: NodeJS.Timeout | null = null;
@@ -122,7 +123,12 @@ export class ModeRegistry {
     if (JSON.stringify(after.notices) !== JSON.stringify(before.notices)) {
       for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
     }
-    if (this.#watching) await this.#syncWatchers();
+    if (this.#watching) {
+      await this.#syncWatchers();
+      // Once, when the first load under watch is done: from here on every edit is announced.
+      if (!this.#watchAnnounced) this.#log.debug(`watching ${this.#watched.size} folders for changes to the mode files`);
+      this.#watchAnnounced = true;
+    }
     if (!notify) return;
     const change: ModesChange = diffCatalogues(before, after);
     if (promptsChanged) change.promptsChanged = true;

@@ -15,7 +15,7 @@ const codeOf = (v: unknown): number | undefined => (v instanceof RpcError ? v.co
 
 test('the era table names exactly the methods the server has handlers for', () => {
   const server = new McpServer({
-    version: '0', services: () => Promise.reject(new Error('unused')), listing: () => Promise.reject(new Error('unused')),
+    version: '0', services: () => Promise.reject(new Error('unused')), listing: () => Promise.reject(new Error('unused')), watchModes: () => Promise.resolve(),
     preload: false, sink: { level: 'error', write: () => {}, forward: null }, log: silentLogger,
   });
   const table = server.methods();
