@@ -33,10 +33,13 @@ test('a legacy client that only initialized hears list_changed after a .roomodes
   await s.initialize('2025-06-18');
   await waitForText(s.child.stderr, () => s.stderr, WATCHING);
   const from = s.messages.length;
+  const edited = Date.now();
   writeFileSync(join(project, '.roomodes'), modesFile('Reviews.'));
   for (const method of ['notifications/resources/list_changed', 'notifications/prompts/list_changed']) {
     await s.waitFor((m) => m.method === method && s.messages.indexOf(m) >= from, 8000, method);
   }
+  // The debounce is 75 ms plus one reload; the margin is for a loaded machine, not a slower design.
+  assert.ok(Date.now() - edited < 3000, `announced ${Date.now() - edited} ms after the edit`);
   // Nothing but the initialize answer and notifications: no request loaded the catalogue.
   assert.deepEqual(s.messages.filter((m) => 'id' in m).map((m) => m.id), ['init']);
   s.assertStdoutPure();
