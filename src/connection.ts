@@ -1,7 +1,8 @@
 // The core both transports share: process-wide services and tool listing, and `open()`, which wires
 // one MCP connection (Lifecycle + McpServer + Processor over two queues). It never touches a socket or stdio.
 import { AsyncQueue } from './pipeline/queue.js';
-import { Processor, type Incoming } from './pipeline/processor.js';
+import { Processor } from './pipeline/processor.js';
+import type { Incoming } from './pipeline/incoming.js';
 import type { WireLine } from './pipeline/outbound.js';
 import type { RequestContext } from './rpc/dispatch.js';
 import { Lifecycle, LATEST_PROTOCOL_VERSION } from './mcp/lifecycle.js';

@@ -2,38 +2,14 @@
 // one response per request id. It reads the incoming queue and writes only to the outgoing queue.
 import { AsyncQueue } from './queue.js';
 import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
-import { classify, isRecord, isValidId, SplicedLine, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
+import { classify, isRecord, SplicedLine, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
 import { PreSerialized, toWireError, type MethodTable, type RequestContext, type RequestEra } from '../rpc/dispatch.js';
-import { depthMessage, MAX_JSON_DEPTH } from '../rpc/json-bounds.js';
+import { depthMessage } from '../rpc/json-bounds.js';
+import { TooDeep, type Incoming } from './incoming.js';
 import { encodeLine, isRefusal, type WireLine } from './outbound.js';
 import { AnswerLine } from './answers.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
 import type { Logger } from '../log.js';
-
-/**
- * What the reader hands over: a parsed value (with the size of its line, for the queue's byte
- * bound), or why a line could not become one. A value nested too deep is never handed over: only
- * the id it carried, and whether it was a response (those are never answered).
- */
-export type Incoming =
-  | { kind: 'value'; value: unknown; bytes?: number }
-  | { kind: 'parse-error'; detail: string }
-  | { kind: 'oversize'; bytes: number; limit: number; id?: RequestId | null }
-  | { kind: 'too-deep'; id: RequestId | null; response: boolean; limit: number };
-
-/**
- * What stands for a batch element nested too deep: the id it carried and whether it was a
- * response, nothing else (the element itself goes no further than the reader).
- */
-export class TooDeep {
-  constructor(readonly id: RequestId | null, readonly response: boolean, readonly limit: number = MAX_JSON_DEPTH) {}
-
-  static of(value: unknown): TooDeep {
-    const top = isRecord(value) ? value : {};
-    const response = !('method' in top) && ('result' in top || 'error' in top);
-    return new TooDeep(isValidId(top.id) ? top.id : null, response);
-  }
-}
 
 /**
  * A running request and the context its handler sees, in one object (one allocation per request;

@@ -3,9 +3,9 @@
 import type { Readable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './lines.js';
 import type { AsyncQueue } from './queue.js';
-import { TooDeep, type Incoming } from './processor.js';
+import { boundedValue, type Incoming } from './incoming.js';
 import { leadingId } from '../rpc/leading-id.js';
-import { MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';
+import { MAX_JSON_DEPTH } from '../rpc/json-bounds.js';
 
 /**
  * Turns one line event into what the processor receives (undefined for a blank line). A value
@@ -26,20 +26,6 @@ function toIncoming(ev: LineEvent, maxBytes: number): Incoming | undefined {
   // Each level of nesting takes at least one bracket, so a line shorter than the cap cannot pass it.
   if (ev.text.length <= MAX_JSON_DEPTH) return { kind: 'value', value, bytes: ev.text.length };
   return boundedValue(value, ev.text.length);
-}
-
-/**
- * A parsed message as the processor receives it, with the depth bound applied: a message too deep
- * becomes its id alone; in a batch each element too deep becomes a TooDeep in its place. Any door
- * that parses a whole message (stdio lines, HTTP bodies) hands its value over through this.
- */
-export function boundedValue(value: unknown, bytes: number): Incoming {
-  if (Array.isArray(value)) return { kind: 'value', value: value.map((v) => (tooDeep(v) ? TooDeep.of(v) : v)), bytes };
-  if (tooDeep(value)) {
-    const deep = TooDeep.of(value);
-    return { kind: 'too-deep', id: deep.id, response: deep.response, limit: MAX_JSON_DEPTH };
-  }
-  return { kind: 'value', value, bytes };
 }
 
 /**
