@@ -1,7 +1,8 @@
 // The core both transports share: process-wide services and tool listing, and `open()`, which wires
 // one MCP connection (Lifecycle + McpServer + Processor over two queues). It never touches a socket or stdio.
 import { AsyncQueue } from './pipeline/queue.js';
-import { Processor, type Incoming } from './pipeline/processor.js';
+import { Processor } from './pipeline/processor.js';
+import type { Incoming } from './pipeline/incoming.js';
 import type { WireLine } from './pipeline/outbound.js';
 import type { RequestContext } from './rpc/dispatch.js';
 import { Lifecycle, LATEST_PROTOCOL_VERSION } from './mcp/lifecycle.js';
@@ -63,25 +64,28 @@ export class Core {
   }
 
   /**
-   * The mode registry, loaded once. Its first load logs the problems in the mode files, so it runs
-   * right behind the first answer (not at the first tool call) and the services then share it.
+   * The mode catalogue and its file watch, started once: by the first connection that could be told
+   * of a change (see McpServer) or by the services. Resolves once the first load under watch is
+   * done; every edit after that reaches every live connection. The other services stay unloaded.
    */
   modes(): Promise<ModeRegistry> {
     if (this.#modes) return this.#modes;
     this.#modes = Promise.all([import('./modes/registry.js'), import('./modesets/legacy.js')]).then(async ([{ ModeRegistry }, { convertLegacyRoles }]) => {
-      const { config } = this;
+      const p = this.config.paths;
       const registry = new ModeRegistry({
-        projectRoot: config.paths.project_root ?? process.cwd(),
-        configDir: config.paths.global_config_dir,
-        globalModesFile: config.paths.global_modes_file,
-        modesetsDir: config.modesets.dir,
+        projectRoot: p.project_root ?? process.cwd(),
+        configDir: p.global_config_dir,
+        globalModesFile: p.global_modes_file,
+        modesetsDir: this.config.modesets.dir,
         convertDocument: convertLegacyRoles,
-        agentRules: config.prompts.use_agent_rules,
+        agentRules: this.config.prompts.use_agent_rules,
       }, this.log.child('modes'));
+      // Watchers first, then the first load: an edit made while loading is then never missed.
+      await registry.watch((e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
       await registry.load();
       return registry;
     });
-    this.#modes.catch((err: unknown) => { this.log.error('the server could not read the mode files', err); });
+    this.#modes.catch((err: unknown) => { this.log.error('the server could not load the modes', err); });
     return this.#modes;
   }
 
@@ -93,7 +97,7 @@ export class Core {
         progress: (ctx, p, t, m) => ownerOf(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
       });
-      await s.start(await this.listing(), (e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
+      await s.start(await this.listing());
       return s;
     });
     this.#services.catch((err: unknown) => { this.log.error('the server could not start its services', err); });
@@ -136,5 +140,7 @@ export class Core {
   async close(): Promise<void> {
     const s = this.#services ? await this.#services.catch(() => null) : null;
     await s?.close();
+    const modes = this.#modes ? await this.#modes.catch(() => null) : null;
+    modes?.close();
   }
 }

@@ -56,8 +56,18 @@ Each subcommand takes --help. Logs go to stderr; stdout carries only MCP message
 `;
 
 type Io = { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv };
+/**
+ * Whoever reads our stdout may stop early (`… | head`): the pipe then fails with EPIPE. Every
+ * subcommand writes through `io.out`, so this one place makes them all finish quietly, with their
+ * own exit code and their files written, and print nothing more. `serve` adds its own listener.
+ */
+const stdoutClosed = new AbortController();
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.stderr.write(`roo-modes-server: cannot write to stdout: ${err.message}\n`);
+  stdoutClosed.abort();
+});
 const io: Io = {
-  out: (text) => { process.stdout.write(text); },
+  out: (text) => { if (!stdoutClosed.signal.aborted) process.stdout.write(text); },
   err: (text) => { process.stderr.write(text); },
   env: process.env,
 };

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
-import type { ModeRegistry, ModesChange } from './modes/registry.js';
+import type { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
@@ -26,16 +26,14 @@ export interface ServicesHooks {
 }
 
 export class Services {
-  readonly modes: ModeRegistry;
   readonly sessions: SessionStore;
   tools!: ToolRegistry;
   #projectRoot: string | null;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
-  /** `modes` is the registry Core loaded at start (for the project root in force, `projectRoot`). */
-  constructor(readonly config: ServerConfig, readonly log: Logger, modes: ModeRegistry, private readonly hooks: ServicesHooks) {
+  /** `modes`: the catalogue, loaded and watched already (the core starts it, often before these services). */
+  constructor(readonly config: ServerConfig, readonly log: Logger, readonly modes: ModeRegistry, private readonly hooks: ServicesHooks) {
     this.#projectRoot = config.paths.project_root;
-    this.modes = modes;
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
@@ -52,13 +50,12 @@ export class Services {
 
   get projectRootConfigured(): boolean { return this.config.paths.project_root !== null; }
 
-  async start(listing: ToolListing, onModesChanged: (e: ModesChange) => void): Promise<void> {
+  async start(listing: ToolListing): Promise<void> {
     const specs = listing.specs;
-    // Watchers first, then the first load: an edit made while loading is then never missed.
-    await this.modes.watch(onModesChanged);
+    // A change interrupted by a crash is finished (or its leftovers swept) before any tool writes.
     await this.#tidyModeFiles();
-    await Promise.all([this.modes.load(), this.sessions.init()]);
-    this.#closers.push(() => this.modes.close(), () => this.sessions.close());
+    await this.sessions.init();
+    this.#closers.push(() => this.sessions.close());
     // The mode-file tools share one view of the files, the reload path and the session gate.
     const fileDeps = {
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
@@ -141,7 +138,11 @@ export class Services {
     for (const scope of ['project', 'global'] as const) {
       try {
         const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()));
-        if (done?.finished) this.log.warn(`finished an interrupted change of ${scope} modes (${done.finished.join(', ') || 'mode file only'})`);
+        if (done?.finished) {
+          this.log.warn(`finished an interrupted change of ${scope} modes (${done.finished.join(', ') || 'mode file only'})`);
+          // The catalogue may have been read before the change was finished.
+          await this.modes.reload();
+        }
         if (done && done.removed.length > 0) this.log.info(`removed ${done.removed.length} leftover temp file(s) of the ${scope} mode file`);
       } catch (err) {
         this.log.warn(`could not tidy the ${scope} mode file`, err);

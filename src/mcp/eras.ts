@@ -5,7 +5,7 @@ import {
   UnsupportedProtocolVersionError, quoteName,
 } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
-import { PreSerialized } from '../rpc/dispatch.js';
+import { PreSerialized, type RequestEra } from '../rpc/dispatch.js';
 import { parseLogLevel, type LogLevel } from '../log.js';
 
 export type Era = 'legacy' | 'stateless';
@@ -71,13 +71,6 @@ export const CACHE_HINTS: Readonly<Record<string, { ttlMs: number; cacheScope: '
   'resources/read': CATALOGUE,
   'prompts/list': CATALOGUE,
 };
-
-/** What a stateless request declared about itself in params._meta. */
-export interface RequestEra {
-  version: ModernVersion;
-  clientCapabilities: Record<string, unknown>;
-  logLevel: LogLevel | undefined;
-}
 
 /** A request claims the stateless era by its method or by naming a protocol version in _meta. */
 export function claimsStateless(method: string, params: Params | undefined): boolean {

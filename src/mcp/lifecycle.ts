@@ -1,6 +1,7 @@
 // The connection's lifecycle state, its era (legacy initialize or stateless 2026-07-28) and protocol
 // negotiation. One owner: each transport connection holds one Lifecycle; handlers read it, never the wire.
-import { admit, MODERN_VERSIONS, type Era, type ModernVersion, type RequestEra } from './eras.js';
+import { admit, MODERN_VERSIONS, type Era, type ModernVersion } from './eras.js';
+import type { RequestEra } from '../rpc/dispatch.js';
 import type { RpcError } from '../rpc/errors.js';
 import type { Params } from '../rpc/jsonrpc.js';
 

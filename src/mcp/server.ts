@@ -34,7 +34,11 @@ export interface McpServerOptions {
   version: string;
   /** Starts (once) and returns the feature services: loaded on first use, so an idle server stays small. */
   services: () => Promise<Services>;
-  /** The mode registry alone (its first load logs the mode files' problems). */
+  /**
+   * Starts (once) the mode catalogue and its file watch, without the other services; settles when
+   * edits are announced. Its first load logs the mode files' problems. Called right behind the
+   * first answer, and awaited by subscriptions/listen, so whoever could be told of a change is.
+   */
   modes: () => Promise<unknown>;
   /** tools/list from the spec files, without the feature modules. */
   listing: () => Promise<ToolListing>;
@@ -135,7 +139,8 @@ export class McpServer {
     const requests = new Map<string, RequestHandler>([
       ['initialize', (params) => this.#initialize(params)],
       ['server/discover', () => this.#discover()],
-      ['subscriptions/listen', (p, ctx) => this.#subscriptions.listen(p, ctx)],
+      // Acknowledged only once the mode files are watched, so no edit after the ack goes unannounced.
+      ['subscriptions/listen', async (p, ctx) => { await this.#o.modes().catch(() => undefined); return this.#subscriptions.listen(p, ctx); }],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.#setLevel(params)],
       ['tools/list', async (p) => (await this.#o.listing()).list(p, this.protocolVersion)],

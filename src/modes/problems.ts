@@ -3,7 +3,6 @@
 import type { Logger } from '../log.js';
 import type { ModeIssue } from './types.js';
 import type { KeyLocator } from './validate-mode.js';
-import type { Catalogue } from './catalogue.js';
 import { ModeNotFoundError } from '../rpc/errors.js';
 
 /** A problem as one line: file:line:column: message (the column when known). */
@@ -12,11 +11,20 @@ export function formatIssue(issue: ModeIssue): string {
   return `${issue.file}:${issue.line ?? 1}${col}: ${issue.message}`;
 }
 
+/** What these reports read of a catalogue (named here, so catalogue.ts can import this file). */
+export interface CatalogueFindings {
+  readonly issues: readonly ModeIssue[];
+  readonly warnings: readonly ModeIssue[];
+  readonly notices: readonly ModeIssue[];
+  slugs(): string[];
+  problemFor(slug: string): ModeIssue | undefined;
+}
+
 /**
  * Logs what is wrong in the mode files, one line each as file:line:column: reason: problems and
  * warnings on stderr, notices at debug. With `since`, only the kinds whose findings changed.
  */
-export function logModeProblems(cat: Catalogue, log: Logger, since?: Catalogue): void {
+export function logModeProblems(cat: CatalogueFindings, log: Logger, since?: CatalogueFindings): void {
   const changed = (kind: 'issues' | 'warnings' | 'notices'): boolean => since === undefined || JSON.stringify(cat[kind]) !== JSON.stringify(since[kind]);
   if (changed('issues')) for (const issue of cat.issues) log.warn(formatIssue(issue));
   if (changed('warnings')) for (const w of cat.warnings) log.warn(`${formatIssue(w)} (warning)`);
@@ -24,7 +32,7 @@ export function logModeProblems(cat: Catalogue, log: Logger, since?: Catalogue):
 }
 
 /** The error for a slug no mode has, with the mode-file problem that explains it when there is one. */
-export function modeNotFound(cat: Catalogue, slug: string): ModeNotFoundError {
+export function modeNotFound(cat: CatalogueFindings, slug: string): ModeNotFoundError {
   const problem = cat.problemFor(slug);
   return new ModeNotFoundError(slug, cat.slugs(), problem === undefined ? undefined : formatIssue(problem));
 }

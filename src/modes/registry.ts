@@ -36,6 +36,7 @@ export class ModeRegistry {
   #current: Catalogue;
   #listeners: ((e: ModesChange) => void)[] = [];
   #watching = false;
+  #watchAnnounced = false;
   #closed = false;
   readonly #watched = new Map<string, Watched>();
   #timer: NodeJS.Timeout | null = null;
@@ -113,7 +114,12 @@ export class ModeRegistry {
     this.#current = after;
     // Every reload (a file changed) says what is still wrong; a first or repeated load only what changed.
     logModeProblems(after, this.#log, notify ? undefined : before);
-    if (this.#watching) await this.#syncWatchers();
+    if (this.#watching) {
+      await this.#syncWatchers();
+      // Once, when the first load under watch is done: from here on every edit is announced.
+      if (!this.#watchAnnounced) this.#log.debug(`watching ${this.#watched.size} folders for changes to the mode files`);
+      this.#watchAnnounced = true;
+    }
     if (!notify) return;
     const change: ModesChange = diffCatalogues(before, after);
     if (promptsChanged) change.promptsChanged = true;

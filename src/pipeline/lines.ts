@@ -1,8 +1,14 @@
 // The pure line splitter: bytes in, complete lines out. It owns only the partial tail; it never
 // parses JSON and never touches a stream.
 
-/** A complete line (without its terminator), or the marker for a line that was too long. */
-export type LineEvent = { kind: 'line'; text: string } | { kind: 'oversize'; bytes: number };
+/**
+ * A complete line (without its terminator), or the marker for a line that was too long with its
+ * first bytes (at most HEAD_BYTES: enough to read the id a client writes first, never the line).
+ */
+export type LineEvent = { kind: 'line'; text: string } | { kind: 'oversize'; bytes: number; head: Buffer };
+
+/** How much of an oversize line is kept, so its answer can carry the id written near its start. */
+export const HEAD_BYTES = 512;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;
@@ -32,6 +38,8 @@ export class LineSplitter {
   #pieces: Buffer[] = [];
   #pending = 0;
   #oversize = false;
+  /** The first bytes of the oversize line being skipped. */
+  #head: Buffer = Buffer.alloc(0);
   #atStart = true;
 
   constructor(maxBytes: number, options: SplitterOptions = {}) {
@@ -73,6 +81,8 @@ export class LineSplitter {
     if (this.#oversize) return;
     if (this.#pending > this.#maxBytes) {
       this.#oversize = true;
+      // A copy of the first bytes only: the line's pieces (up to maxBytes) are let go at once.
+      this.#head = Buffer.concat([...this.#pieces, chunk.subarray(from, to)], Math.min(HEAD_BYTES, this.#pending));
       this.#pieces = [];
       return;
     }
@@ -88,7 +98,7 @@ export class LineSplitter {
     this.#oversize = false;
     const first = this.#atStart;
     this.#atStart = false;
-    if (oversize) return { kind: 'oversize', bytes };
+    if (oversize) { const head = this.#head; this.#head = Buffer.alloc(0); return { kind: 'oversize', bytes, head }; }
     const buf = pieces.length === 1 ? pieces[0]! : Buffer.concat(pieces, bytes);
     const end = this.#stripCr && bytes > 0 && buf[bytes - 1] === CR ? bytes - 1 : bytes;
     let text = buf.toString('utf8', 0, end);

@@ -3,24 +3,13 @@
 import { AsyncQueue } from './queue.js';
 import { InvalidRequestError, MethodNotFoundError, ParseError, RpcError, type WireError } from '../rpc/errors.js';
 import { classify, isRecord, SplicedLine, type Outgoing, type Params, type Request, type RequestId } from '../rpc/jsonrpc.js';
-import { PreSerialized, toWireError, type MethodTable, type RequestContext } from '../rpc/dispatch.js';
+import { PreSerialized, toWireError, type MethodTable, type RequestContext, type RequestEra } from '../rpc/dispatch.js';
 import { depthMessage } from '../rpc/json-bounds.js';
+import { TooDeep, type Incoming } from './incoming.js';
 import { encodeLine, isRefusal, type WireLine } from './outbound.js';
 import { AnswerLine } from './answers.js';
 import type { Lifecycle } from '../mcp/lifecycle.js';
-import type { RequestEra } from '../mcp/eras.js';
 import type { Logger } from '../log.js';
-
-/**
- * What the reader hands over: a parsed value (with the size of its line, for the queue's byte
- * bound), or why a line could not become one. A value nested too deep is never handed over: only
- * the id it carried, and whether it was a response (those are never answered).
- */
-export type Incoming =
-  | { kind: 'value'; value: unknown; bytes?: number }
-  | { kind: 'parse-error'; detail: string }
-  | { kind: 'oversize'; bytes: number; limit: number }
-  | { kind: 'too-deep'; id: RequestId | null; response: boolean; limit: number };
 
 /**
  * A running request and the context its handler sees, in one object (one allocation per request;
@@ -188,12 +177,12 @@ export class Processor {
     }
     if (item.kind === 'oversize') {
       const detail = `message of ${item.bytes} bytes exceeds the limit of ${item.limit} bytes (server.max_message_bytes)`;
-      return this.#send(errorMessage(null, new InvalidRequestError('Invalid Request: message too large', detail).toWire()));
+      // The id read from the line's first bytes, when the client wrote it there: its wait ends now.
+      return this.#send(errorMessage(item.id ?? null, new InvalidRequestError('Invalid Request: message too large', detail).toWire()));
     }
     if (item.kind === 'too-deep') {
-      const detail = `${depthMessage('the message', item.limit)}; nothing in it was read`;
-      if (item.response) { this.#o.log.warn(`ignored a response from the client: ${detail}`); return undefined; }
-      return this.#send(errorMessage(item.id, new InvalidRequestError('Invalid Request: message nested too deep', detail).toWire()));
+      const answer = this.#tooDeep(new TooDeep(item.id, item.response, item.limit));
+      return answer === undefined ? undefined : this.#send(answer);
     }
     const { value } = item;
     if (!Array.isArray(value)) {
@@ -246,8 +235,16 @@ export class Processor {
     freed?.();
   }
 
+  /** The answer to a message nested too deep (none for a response: those are never answered). */
+  #tooDeep(deep: TooDeep): Outgoing | undefined {
+    const detail = `${depthMessage('the message', deep.limit)}; nothing in it was read`;
+    if (deep.response) { this.#o.log.warn(`ignored a response from the client: ${detail}`); return undefined; }
+    return errorMessage(deep.id, new InvalidRequestError('Invalid Request: message nested too deep', detail).toWire());
+  }
+
   /** Handles one message; resolves with its answer (undefined for notifications and cancelled requests). */
   #one(value: unknown): Promise<Outgoing | undefined> | Outgoing | undefined {
+    if (value instanceof TooDeep) return this.#tooDeep(value);
     const c = classify(value);
     switch (c.kind) {
       case 'invalid': return errorMessage(c.id, c.error.toWire());

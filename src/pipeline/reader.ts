@@ -3,17 +3,19 @@
 import type { Readable } from 'node:stream';
 import { LineSplitter, type LineEvent } from './lines.js';
 import type { AsyncQueue } from './queue.js';
-import type { Incoming } from './processor.js';
-import { isRecord, isValidId } from '../rpc/jsonrpc.js';
-import { MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';
+import { boundedValue, type Incoming } from './incoming.js';
+import { leadingId } from '../rpc/leading-id.js';
+import { MAX_JSON_DEPTH } from '../rpc/json-bounds.js';
 
 /**
  * Turns one line event into what the processor receives (undefined for a blank line). A value
  * nested deeper than MAX_JSON_DEPTH goes no further than here: handlers, logs and stored sessions
- * all use recursive code that such a value could overflow.
+ * all use recursive code that such a value could overflow. In a batch the bound holds per element,
+ * so one deep element costs only its own answer; the line as a whole is bounded by its size (the
+ * splitter's limit), and each element's depth walk stops at the bound.
  */
 function toIncoming(ev: LineEvent, maxBytes: number): Incoming | undefined {
-  if (ev.kind === 'oversize') return { kind: 'oversize', bytes: ev.bytes, limit: maxBytes };
+  if (ev.kind === 'oversize') return { kind: 'oversize', bytes: ev.bytes, limit: maxBytes, id: leadingId(ev.head.toString('utf8')) };
   if (ev.text.trim() === '') return undefined; // blank lines carry no message
   let value: unknown;
   try {
@@ -22,12 +24,8 @@ function toIncoming(ev: LineEvent, maxBytes: number): Incoming | undefined {
     return { kind: 'parse-error', detail: err instanceof Error ? err.message : String(err) };
   }
   // Each level of nesting takes at least one bracket, so a line shorter than the cap cannot pass it.
-  if (ev.text.length > MAX_JSON_DEPTH && tooDeep(value)) {
-    const top = isRecord(value) ? value : {};
-    const response = !('method' in top) && ('result' in top || 'error' in top);
-    return { kind: 'too-deep', id: isValidId(top.id) ? top.id : null, response, limit: MAX_JSON_DEPTH };
-  }
-  return { kind: 'value', value, bytes: ev.text.length };
+  if (ev.text.length <= MAX_JSON_DEPTH) return { kind: 'value', value, bytes: ev.text.length };
+  return boundedValue(value, ev.text.length);
 }
 
 /**

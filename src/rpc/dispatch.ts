@@ -2,8 +2,17 @@
 // Handlers never build error objects; they throw RpcError subclasses and return plain results.
 import { InternalError, RpcError, type WireError } from './errors.js';
 import type { Params, RequestId } from './jsonrpc.js';
-import type { Logger } from '../log.js';
-import type { RequestEra } from '../mcp/eras.js';
+import type { Logger, LogLevel } from '../log.js';
+
+/**
+ * What a request of the stateless (2026-07-28) era declared about itself in params._meta. The
+ * protocol layer (src/mcp/eras.ts) reads and checks it; this layer only carries it to the handler.
+ */
+export interface RequestEra {
+  version: string;
+  clientCapabilities: Record<string, unknown>;
+  logLevel: LogLevel | undefined;
+}
 
 /** What a request handler may use. */
 export interface RequestContext {

@@ -1,6 +1,6 @@
 // Reads YAML block structure: indented mappings and sequences, compact forms ("- key: v", "- - x"),
 // indentless sequences, explicit "?" keys and block scalars. Flow nodes are delegated to flow.ts.
-import { CH, YamlCursor, isBlankOrEnd } from './cursor.js';
+import { CH, YamlCursor, isBlankOrEnd, type Mark } from './cursor.js';
 import type { InlineNode } from './flow.js';
 import { readInlineNode } from './flow.js';
 import { claimKey, finishCollection, finishEmpty, finishScalar, newMapping, putEntry } from './nodes.js';
@@ -86,7 +86,7 @@ export function readBlockNode(c: YamlCursor, owner: number, slot: Slot): unknown
 }
 
 /** The node sits on later lines: more indented than its owner, or an indentless "- " list. */
-function readNodeBelow(c: YamlCursor, owner: number, indentlessOk: boolean, props: NodeProps, mark: number): unknown {
+function readNodeBelow(c: YamlCursor, owner: number, indentlessOk: boolean, props: NodeProps, mark: Mark): unknown {
   if (c.atEnd()) return finishEmpty(c, props, mark);
   const column = c.column(c.pos);
   if (column === 0 && isDocumentMarker(c, c.pos)) return finishEmpty(c, props, mark);
@@ -98,7 +98,7 @@ function readNodeBelow(c: YamlCursor, owner: number, indentlessOk: boolean, prop
 }
 
 /** Reads a node whose first character starts a line at `indent`; `outer` props came on earlier lines. */
-export function readAtLineStart(c: YamlCursor, indent: number, owner: number, outer: NodeProps, outerMark: number): unknown {
+export function readAtLineStart(c: YamlCursor, indent: number, owner: number, outer: NodeProps, outerMark: Mark): unknown {
   if (atIndicator(c, CH.DASH)) return finishCollection(c, readBlockSequence(c, indent), outer, outerMark);
   if (atIndicator(c, CH.QUESTION)) return finishCollection(c, readBlockMapping(c, indent, null), outer, outerMark);
   const mark = c.mark();
@@ -124,7 +124,7 @@ export function readAtLineStart(c: YamlCursor, indent: number, owner: number, ou
 }
 
 /** Applies properties written on a line above a scalar or flow node. */
-function applyLateProps(c: YamlCursor, node: InlineNode, props: NodeProps, mark: number): unknown {
+function applyLateProps(c: YamlCursor, node: InlineNode, props: NodeProps, mark: Mark): unknown {
   let value = node.value;
   if (props.tag !== undefined && node.text !== undefined) {
     value = applyScalarTag(props.tag, node.text, node.value);
@@ -139,7 +139,7 @@ function checkImplicitKey(c: YamlCursor, key: InlineNode): void {
 }
 
 /** The node starts on the indicator's own line. */
-function readSameLine(c: YamlCursor, owner: number, slot: Slot, props: NodeProps, mark: number): unknown {
+function readSameLine(c: YamlCursor, owner: number, slot: Slot, props: NodeProps, mark: Mark): unknown {
   const start = c.pos;
   const code = c.code();
   if (code === CH.PIPE || code === CH.GT) return readBlockScalar(c, owner, props, mark);
@@ -244,7 +244,7 @@ function readBlockSequence(c: YamlCursor, indent: number): unknown[] {
 }
 
 /** Reads a `|` or `>` scalar whose owner node is indented `owner`; leaves the cursor on the next content. */
-function readBlockScalar(c: YamlCursor, owner: number, props: NodeProps, mark: number): unknown {
+function readBlockScalar(c: YamlCursor, owner: number, props: NodeProps, mark: Mark): unknown {
   const { text } = c;
   const folded = c.code() === CH.GT;
   c.pos += 1;

@@ -19,9 +19,13 @@ export function isFlowIndicator(code: number): boolean {
   return code === CH.COMMA || code === CH.LBRACKET || code === CH.RBRACKET || code === CH.LBRACE || code === CH.RBRACE;
 }
 
-export interface YamlLimits { maxDepth: number; maxAliasExpansion: number }
+export interface YamlLimits { maxDepth: number; maxAliasExpansion: number; maxAliasText: number }
 
-interface AnchorEntry { value: unknown; weight: number }
+/** How much had been built when a node started: nodes, and characters of scalar text. */
+export interface Mark { readonly nodes: number; readonly chars: number }
+
+/** An anchored value and what it stands for in full: its nodes and the characters of its scalars. */
+interface AnchorEntry { value: unknown; weight: number; chars: number }
 
 export class YamlCursor {
   readonly text: string;
@@ -35,6 +39,12 @@ export class YamlCursor {
   /** Nodes built so far, an alias counting as the full size of what it names. */
   private weight = 0;
   private aliasWeight = 0;
+  /**
+   * Characters of scalar text built so far, counted the same way. Nodes alone miss a bomb made of
+   * a few long strings, each named thousands of times: few nodes, gigabytes once serialised.
+   */
+  private chars = 0;
+  private aliasChars = 0;
 
   constructor(text: string, limits: YamlLimits) {
     this.text = text;
@@ -97,17 +107,19 @@ export class YamlCursor {
     this.depth -= 1;
   }
 
-  countNode(): void {
+  /** One node built; `text` is the length of a scalar's text (0 for a collection). */
+  countNode(text = 0): void {
     this.weight += 1;
+    this.chars += text;
   }
 
   /** A mark taken before a node is read; `defineAnchor` uses it to learn the node's size. */
-  mark(): number {
-    return this.weight;
+  mark(): Mark {
+    return { nodes: this.weight, chars: this.chars };
   }
 
-  defineAnchor(name: string, value: unknown, mark: number): void {
-    this.anchors.set(name, { value, weight: Math.max(1, this.weight - mark) });
+  defineAnchor(name: string, value: unknown, mark: Mark): void {
+    this.anchors.set(name, { value, weight: Math.max(1, this.weight - mark.nodes), chars: this.chars - mark.chars });
   }
 
   /** Resolves `*name` to the anchored value itself (same reference), counting its expanded size. */
@@ -116,8 +128,13 @@ export class YamlCursor {
     if (entry === undefined) this.fail(offset, `alias "*${name}" names no anchor defined before it`);
     this.aliasWeight += entry.weight;
     this.weight += entry.weight;
+    this.aliasChars += entry.chars;
+    this.chars += entry.chars;
     if (this.aliasWeight > this.limits.maxAliasExpansion) {
       this.fail(offset, `aliases expand to more than ${this.limits.maxAliasExpansion} nodes`);
+    }
+    if (this.aliasChars > this.limits.maxAliasText) {
+      this.fail(offset, `aliases expand to more than ${this.limits.maxAliasText} characters of text`);
     }
     return entry.value;
   }

@@ -1,6 +1,6 @@
 // Reads flow nodes: [sequences], {mappings}, quoted/plain scalars and aliases, including JSON-style
 // documents. It never reads block structure; lines inside must stay indented at least `minIndent`.
-import { CH, YamlCursor, isBlankOrEnd, isFlowIndicator } from './cursor.js';
+import { CH, YamlCursor, isBlankOrEnd, isFlowIndicator, type Mark } from './cursor.js';
 import { claimKey, finishCollection, finishEmpty, finishScalar, newMapping, pairMapping, putEntry } from './nodes.js';
 import type { NodeProps } from './scan.js';
 import { indentAt, isDocumentMarker, readAliasName, readProps, scanPlain, scanQuoted, skipComment } from './scan.js';
@@ -87,7 +87,7 @@ export function readFlowNode(c: YamlCursor, minIndent: number, level: number): I
  * Reads the node at the cursor whose properties were already read: a flow collection, a quoted
  * or plain scalar, or an alias. `flow` says whether plain scalars stop at flow indicators.
  */
-export function readInlineNode(c: YamlCursor, minIndent: number, level: number, flow: boolean, props: NodeProps, mark: number): InlineNode {
+export function readInlineNode(c: YamlCursor, minIndent: number, level: number, flow: boolean, props: NodeProps, mark: Mark): InlineNode {
   const start = c.pos;
   const code = c.code();
   if (code === CH.LBRACKET || code === CH.LBRACE) {

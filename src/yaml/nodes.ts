@@ -1,6 +1,6 @@
 // Builds result values for the YAML readers: mapping entries (safe for keys like "__proto__"),
 // key stringification and scalar finishing (tag, anchor, node count). It never reads the text.
-import type { YamlCursor } from './cursor.js';
+import type { Mark, YamlCursor } from './cursor.js';
 import type { NodeProps, ScannedScalar } from './scan.js';
 import { applyScalarTag, resolvePlain } from './scalars.js';
 
@@ -49,16 +49,16 @@ export function pairMapping(c: YamlCursor, key: unknown, value: unknown, keyAt: 
 }
 
 /** Resolves a scanned scalar (core schema for plain ones, tags), records its anchor and counts it. */
-export function finishScalar(c: YamlCursor, scalar: ScannedScalar, plain: boolean, props: NodeProps, mark: number): unknown {
+export function finishScalar(c: YamlCursor, scalar: ScannedScalar, plain: boolean, props: NodeProps, mark: Mark): unknown {
   const untagged = plain ? resolvePlain(scalar.text) : scalar.text;
   const value = props.tag === undefined ? untagged : applyScalarTag(props.tag, scalar.text, untagged);
-  c.countNode();
+  c.countNode(scalar.text.length);
   if (props.anchor !== undefined) c.defineAnchor(props.anchor, value, mark);
   return value;
 }
 
 /** The value of an empty node (nothing after `key:` or `-`), with its properties applied. */
-export function finishEmpty(c: YamlCursor, props: NodeProps, mark: number): unknown {
+export function finishEmpty(c: YamlCursor, props: NodeProps, mark: Mark): unknown {
   const value = props.tag === '!!str' || props.tag === '!' ? '' : null;
   c.countNode();
   if (props.anchor !== undefined) c.defineAnchor(props.anchor, value, mark);
@@ -66,7 +66,7 @@ export function finishEmpty(c: YamlCursor, props: NodeProps, mark: number): unkn
 }
 
 /** Records the anchor of a finished collection. */
-export function finishCollection(c: YamlCursor, value: object, props: NodeProps, mark: number): object {
+export function finishCollection(c: YamlCursor, value: object, props: NodeProps, mark: Mark): object {
   if (props.anchor !== undefined) c.defineAnchor(props.anchor, value, mark);
   return value;
 }

@@ -19,6 +19,8 @@ export interface YamlOptions {
   maxDepth?: number;
   /** Most nodes that aliases may stand for in total, counting what they name in full (default 10000). */
   maxAliasExpansion?: number;
+  /** Most characters of scalar text that aliases may stand for in total, counted the same way (default 4000000). */
+  maxAliasText?: number;
 }
 
 export interface YamlDocument {
@@ -30,6 +32,12 @@ export interface YamlDocument {
 /** The nesting bound every input shares (src/rpc/json-bounds.ts); the reader enforces it while reading. */
 const DEFAULT_MAX_DEPTH = MAX_JSON_DEPTH;
 const DEFAULT_MAX_ALIAS_EXPANSION = 10_000;
+/**
+ * Text that aliases may repeat: ample for a long role definition shared by a few modes, and far
+ * below what would make a catalogue too large to serialise (a 10 MB file could otherwise name a
+ * 1 MB string 10,000 times).
+ */
+const DEFAULT_MAX_ALIAS_TEXT = 4_000_000;
 
 function limit(value: number | undefined, fallback: number, name: string): number {
   if (value === undefined) return fallback;
@@ -43,6 +51,7 @@ export function parseYaml(text: string, options: YamlOptions = {}): YamlDocument
   const limits = {
     maxDepth: limit(options.maxDepth, DEFAULT_MAX_DEPTH, 'maxDepth'),
     maxAliasExpansion: limit(options.maxAliasExpansion, DEFAULT_MAX_ALIAS_EXPANSION, 'maxAliasExpansion'),
+    maxAliasText: limit(options.maxAliasText, DEFAULT_MAX_ALIAS_TEXT, 'maxAliasText'),
   };
   const body = text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
   const cursor = new YamlCursor(body.includes('\r\n') ? body.replace(/\r\n/g, '\n') : body, limits);

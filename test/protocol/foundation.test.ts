@@ -126,18 +126,30 @@ test('exits quietly when stdout is closed', async (t) => {
   assert.doesNotMatch(s.stderr, /EPIPE|Error:/);
 });
 
-test('answers an oversize line with -32600 and resumes after its newline', async (t) => {
+test('answers an oversize line with -32600 carrying the id read from its first bytes, and resumes after its newline', async (t) => {
   const dir = tempDir(t);
   const cfg = join(dir, 'c.json');
   writeFileSync(cfg, JSON.stringify({ server: { max_message_bytes: 4096 } }));
   const s = startServer(t, { args: ['--config', cfg] });
   await s.initialize();
-  s.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${'y'.repeat(10000)}"}}\n`);
+  const big = 'y'.repeat(10000);
+  s.write(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"${big}"}}\n`);
+  s.write(`{"id":"import-7","jsonrpc":"2.0","method":"tools/call","params":{"name":"import_mode","arguments":{"x":"${big}"}}}\n`);
+  s.write(`{"jsonrpc":"2.0","method":"tools/call","params":{"name":"x"},"id":3,"pad":"${big}"}\n`);
+  // No id to read before the head ends, or a response (never answered by id): id null, as before.
+  s.write(`{"jsonrpc":"2.0","params":{"x":"${big}"},"id":4,"method":"ping"}\n`);
+  s.write(`{"jsonrpc":"2.0","id":"srv-9","result":{"x":"${big}"}}\n`);
   s.request(2, 'ping');
-  const err = await s.waitFor((m) => m.error?.code === -32600);
-  assert.equal(err.id, null);
-  assert.match(JSON.stringify(err.error.data), /4096/);
+  for (const id of [1, 'import-7', 3]) {
+    const err = await s.response(id);
+    assert.equal(err.error?.code, -32600, `oversize request ${id}`);
+    assert.equal(err.error.message, 'Invalid Request: message too large');
+    assert.match(JSON.stringify(err.error.data), /exceeds the limit of 4096 bytes/);
+  }
   assert.deepEqual((await s.response(2)).result, {});
+  const nulls = s.messages.filter((m) => 'error' in m && m.id === null);
+  assert.equal(nulls.length, 2, `the two lines without a readable request id: ${JSON.stringify(nulls)}`);
+  assert.ok(!s.messages.some((m) => m.id === 4 || m.id === 'srv-9'));
 });
 
 test('stops reading stdin while the client is not reading stdout, and delivers everything after', async (t) => {

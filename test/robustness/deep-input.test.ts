@@ -33,6 +33,28 @@ test('a client line nested 100,000 levels deep is answered -32600 with its id, a
   s.assertStdoutPure();
 });
 
+test('a 2025-03-26 batch with one element nested too deep answers that element -32600 and every other request beside it', async (t) => {
+  const s = startServer(t);
+  await s.initialize('2025-03-26');
+  const deep = `{"jsonrpc":"2.0","id":"deep","method":"tools/call","params":{"name":"list_modes","arguments":{"x":${deepObject(DEPTH)}}}}`;
+  const deepResponse = `{"jsonrpc":"2.0","id":"srv-1","result":{"x":${deepArray(DEPTH)}}}`;
+  s.write(`[{"jsonrpc":"2.0","id":1,"method":"ping"},${deep},${deepArray(DEPTH)},{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"list_modes","arguments":{}}},${deepResponse},{"jsonrpc":"2.0","method":"notifications/progress","params":{"x":${deepArray(DEPTH)}}}]\n`);
+  const answers = await s.waitFor((m) => m.id === 2, 20_000, 'the answer to the request beside the deep elements');
+  assert.ok(answers.result, `list_modes beside the deep element is served: ${JSON.stringify(answers).slice(0, 300)}`);
+  const batchLine = s.lines.find((l) => l.startsWith('[')) ?? '';
+  const batch = JSON.parse(batchLine) as { id: unknown; result?: unknown; error?: { code: number; message: string } }[];
+  // As on a line of its own: the deep notification cannot be read, so it is answered with id null;
+  // the deep response is never answered.
+  assert.deepEqual(batch.map((m) => m.id), [1, 'deep', null, 2, null], 'one answer per element but the response, in one array');
+  assert.deepEqual(batch[0]!.result, {});
+  for (const m of [batch[1]!, batch[2]!, batch[4]!]) {
+    assert.equal(m.error?.code, -32600);
+    assert.equal(m.error?.message, 'Invalid Request: message nested too deep');
+  }
+  assert.deepEqual((await s.call(3, 'ping')).result, {}, 'the server serves on');
+  s.assertStdoutPure();
+});
+
 test('a .roomodes nested 100,000 levels deep, as YAML or as JSON, gets a located error and the built-in modes still serve', async (t) => {
   for (const [kind, text] of [['YAML', `customModes: ${deepArray(DEPTH)}\n`], ['JSON', `{"customModes":${deepArray(DEPTH)}}`]] as const) {
     const dir = scratchDir(t);

@@ -36,6 +36,13 @@ function aliasBomb(): string {
   return `${text}customModes:\n  - slug: bomb\n    name: Bomb\n    roleDefinition: *l9\n    groups: [read]\n`;
 }
 
+/** Few nodes, huge text: one long string named by aliases thousands of times (gigabytes once serialised). */
+function textBomb(): string {
+  let text = `s: &s "${'x'.repeat(500_000)}"\ncustomModes:\n`;
+  for (let i = 0; i < 1500; i++) text += `  - slug: text-bomb-${i}\n    name: *s\n    roleDefinition: *s\n    whenToUse: *s\n    description: *s\n    customInstructions: *s\n    groups: [read]\n`;
+  return text;
+}
+
 function cases(seedBytes: (n: number) => Buffer): Case[] {
   return [
     {
@@ -75,6 +82,12 @@ function cases(seedBytes: (n: number) => Buffer): Case[] {
       content: aliasBomb,
       error: /alias/i,
       refused: ['bomb'],
+    },
+    {
+      name: 'aliases repeating one long string thousands of times',
+      content: textBomb,
+      error: /cannot parse the file: aliases expand to more than \d+ characters of text/,
+      refused: ['text-bomb-0', 'text-bomb-1499'],
     },
     {
       name: 'binary garbage',

@@ -4,7 +4,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { LineSplitter, type LineEvent } from '../../src/pipeline/lines.js';
+import { HEAD_BYTES, LineSplitter, type LineEvent } from '../../src/pipeline/lines.js';
 
 const line = (text: string): LineEvent => ({ kind: 'line', text });
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
@@ -95,24 +95,24 @@ test('accepts a line of exactly the byte limit', () => {
 
 test('counts the limit in bytes, not characters', () => {
   // Three characters, nine bytes.
-  assert.deepEqual(feed(new LineSplitter(8), [b('€€€\nok\n')]), [{ kind: 'oversize', bytes: 9 }, line('ok')]);
+  assert.deepEqual(feed(new LineSplitter(8), [b('€€€\nok\n')]), [{ kind: 'oversize', bytes: 9, head: b('€€€') }, line('ok')]);
 });
 
 test('reports an oversize line once, with its byte count, and the next line intact', () => {
   const s = new LineSplitter(12);
   assert.deepEqual(s.push(b('0123456789')), []);
   assert.deepEqual(s.push(b('abc')), []);
-  assert.deepEqual(s.push(b('de\n{"ok":true}\n')), [{ kind: 'oversize', bytes: 15 }, line('{"ok":true}')]);
+  assert.deepEqual(s.push(b('de\n{"ok":true}\n')), [{ kind: 'oversize', bytes: 15, head: b('0123456789abc') }, line('{"ok":true}')]);
   assert.deepEqual(s.end(), []);
 });
 
 test('reports an oversize line in the middle of a chunk between two normal lines', () => {
-  assert.deepEqual(feed(new LineSplitter(4), [b('ab\n0123456789\ncd\n')]), [line('ab'), { kind: 'oversize', bytes: 10 }, line('cd')]);
+  assert.deepEqual(feed(new LineSplitter(4), [b('ab\n0123456789\ncd\n')]), [line('ab'), { kind: 'oversize', bytes: 10, head: b('0123456789') }, line('cd')]);
 });
 
 test('reports two consecutive oversize lines separately', () => {
   assert.deepEqual(feed(new LineSplitter(2), [b('aaaa\nbbbbbb\nc\n')]), [
-    { kind: 'oversize', bytes: 4 }, { kind: 'oversize', bytes: 6 }, line('c'),
+    { kind: 'oversize', bytes: 4, head: b('aaaa') }, { kind: 'oversize', bytes: 6, head: b('bbbbbb') }, line('c'),
   ]);
 });
 
@@ -133,7 +133,7 @@ test('end() yields nothing when the input ended on a newline or was empty', () =
 test('end() reports an unterminated oversize tail as oversize', () => {
   const s = new LineSplitter(4);
   assert.deepEqual(s.push(b('ok\n0123456')), [line('ok')]);
-  assert.deepEqual(s.end(), [{ kind: 'oversize', bytes: 7 }]);
+  assert.deepEqual(s.end(), [{ kind: 'oversize', bytes: 7, head: b('0123456') }]);
 });
 
 test('ignores empty chunks', () => {
@@ -181,5 +181,10 @@ test('drops the pieces of an oversize line spanning many chunks, so memory stays
   const { refs, events } = pushChunks(s, 40, chunkSize); // 2.5 MiB against a 256 KiB limit
   assert.deepEqual(events, []);
   assert.equal(await liveCount(refs), 0, 'no chunk of an oversize line may be retained');
-  assert.deepEqual(s.push(b('tail\n{"next":1}\n')), [{ kind: 'oversize', bytes: 40 * chunkSize + 4 }, line('{"next":1}')]);
+  const [over, next] = s.push(b('tail\n{"next":1}\n'));
+  assert.deepEqual(next, line('{"next":1}'));
+  assert.equal(over?.kind, 'oversize');
+  if (over?.kind !== 'oversize') return;
+  assert.equal(over.bytes, 40 * chunkSize + 4);
+  assert.equal(over.head.length, HEAD_BYTES, 'only the first bytes are kept, to read the id');
 });

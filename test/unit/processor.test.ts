@@ -5,7 +5,8 @@
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { AsyncQueue } from '../../src/pipeline/queue.js';
-import { Processor, type Incoming } from '../../src/pipeline/processor.js';
+import { Processor } from '../../src/pipeline/processor.js';
+import type { Incoming } from '../../src/pipeline/incoming.js';
 import { lineText, type WireLine } from '../../src/pipeline/outbound.js';
 import { SplicedLine } from '../../src/rpc/jsonrpc.js';
 import { LATEST_PROTOCOL_VERSION, Lifecycle, PROTOCOL_VERSIONS, atLeast, negotiateVersion } from '../../src/mcp/lifecycle.js';

@@ -196,6 +196,16 @@ describe('anchors and aliases', () => {
     assert.throws(() => parseYaml('a: &a [1, 2]\nb: [*a, *a, *a]\n', { maxAliasExpansion: 5 }), YamlError);
     assert.doesNotThrow(() => parseYaml('a: &a [1, 2]\nb: [*a, *a, *a]\n', { maxAliasExpansion: 9 }));
   });
+
+  it('stops aliases that repeat a long text too often, though they name few nodes, at the alias that passes the bound', () => {
+    const long = 'x'.repeat(500_000);
+    const uses = Array.from({ length: 20 }, (_, i) => `k${i}: *s`).join('\n');
+    assertYamlError(`s: &s "${long}"\n${uses}\n`, 10, 5, /aliases expand to more than 4000000 characters of text/);
+    // Text in collections counts too, and so do block scalars; within the bound all is read.
+    assert.throws(() => parseYaml('a: &a\n  - abc\n  - |\n    defg\nb: [*a, *a]\n', { maxAliasText: 15 }), /more than 15 characters/);
+    assert.deepEqual(read('a: &a [abc, de]\nb: [*a, *a, *a]\n'), { a: ['abc', 'de'], b: [['abc', 'de'], ['abc', 'de'], ['abc', 'de']] });
+    assert.doesNotThrow(() => parseYaml('a: &a [abc, de]\nb: [*a, *a, *a]\n', { maxAliasText: 15 }));
+  });
 });
 
 describe('safety limits', () => {
