@@ -60,7 +60,7 @@ test('npm pack ships dist, schemas, README, docs and LICENSE, and no development
   }
   const stray = files.filter((f) => !(['LICENSE', 'README.md', 'package.json'].includes(f)
     || f.startsWith('dist/') || f.startsWith('schemas/') || (f.startsWith('docs/') && f.endsWith('.md'))));
-  assert.deepEqual(stray, [], 'only what a user runs and reads (no src/, test/, dev/, bench/, .ci/, docs scripts, tarballs)');
+  assert.deepEqual(stray, [], 'only what a user runs and reads (no src/, test/, bench/, .ci/, docs scripts, tarballs)');
   assert.ok(files.some((f) => f.endsWith('.d.ts')), 'the client library ships its types');
   const license = readFileSync(join(REPO, 'LICENSE'), 'utf8');
   assert.match(license, /^MIT License/);
