@@ -1,11 +1,11 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
 import { resolve } from 'node:path';
-import { loadCatalogue, loadOneMode, mayDefineSlug, readLayerText, type Catalogue } from '../modes/catalogue.js';
+import { loadCatalogue, loadOneMode, type Catalogue } from '../modes/catalogue.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
-import { claudeDenial, cursorDenial, judgeEvent, modeForAgent } from '../hook/decide.js';
+import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { expandHome, readFlags } from './flags.js';
 
 export interface HookIo {
@@ -168,13 +168,5 @@ async function agentMode(sources: Sources, agentType: string): Promise<CompiledM
   const exact = await loadOneMode(sources, agentType);
   if (exact) return exact;
   const catalogue = await loadCatalogue(sources);
-  const mode = modeForAgent(catalogue.modes, agentType);
-  if (mode) return mode;
-  for (const issue of catalogue.issues) {
-    const { text } = await readLayerText(issue.file);
-    if (text === null || mayDefineSlug(text, agentType) || text.toLowerCase().includes(agentType)) {
-      return `cannot tell whether subagent "${agentType}" is an exported mode: ${issue.file}:${issue.line ?? 1}: ${issue.message}`;
-    }
-  }
-  return null;
+  return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType);
 }

@@ -2,6 +2,7 @@
 // confinement, links leading out) applied to one event, for the command hook and the HTTP endpoint
 // alike, plus the answers each host reads. It never adds a rule of its own.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { mayDefineSlug, readLayerText, type Catalogue } from '../modes/catalogue.js';
 import { checkTool, type CompiledMode, type PermissionDecision } from '../modes/permissions.js';
 import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
 import { pathsOf, type ToolEvent } from './event.js';
@@ -52,6 +53,22 @@ export function judgeEvent(mode: CompiledMode, event: ToolEvent, projectRoot: st
  */
 export function modeForAgent(modes: readonly CompiledMode[], agentType: string): CompiledMode | undefined {
   return modes.find((m) => m.slug === agentType) ?? modes.find((m) => m.slug.toLowerCase() === agentType);
+}
+
+/**
+ * When no mode is exported as `agentType`, whether that is only because a mode file with problems
+ * (it failed to load, or an entry was skipped) may define it: then the answer cannot be known and
+ * the caller fails closed rather than let an exported agent's calls through unjudged. Returns the
+ * reason, or null when the agent is simply not one of ours (Claude Code's Explore, a hand-written one).
+ */
+export async function unknowableAgent(catalogue: Catalogue, agentType: string): Promise<string | null> {
+  for (const issue of catalogue.issues) {
+    const { text } = await readLayerText(issue.file);
+    if (text === null || mayDefineSlug(text, agentType) || text.toLowerCase().includes(agentType)) {
+      return `cannot tell whether subagent "${agentType}" is an exported mode: ${issue.file}:${issue.line ?? 1}: ${issue.message}`;
+    }
+  }
+  return null;
 }
 
 /** Claude Code's (and VS Code's) answer that stops the call; the reason reaches the model. */
