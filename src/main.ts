@@ -29,7 +29,7 @@ Usage:
   roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
   roo-modes-server demo                     run the seed workflow against this server
   roo-modes-server export --to AGENT ...    write modes as Claude Code, VS Code, Cursor, OpenCode or Kilo agents
-  roo-modes-server hook claude-code ...     enforce a mode in a Claude Code (or VS Code) PreToolUse hook
+  roo-modes-server hook claude-code|cursor  enforce a mode in a Claude Code, VS Code or Cursor pre-tool hook
 
 Serve options:
   --config FILE             JSON config file (see schemas/config.schema.json; env ROO_MODES_CONFIG)
