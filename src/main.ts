@@ -4,7 +4,7 @@
 import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { logLevelHelp, type LogSink } from './log.js';
+import type { LogSink } from './log.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
@@ -15,7 +15,8 @@ for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[n
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const MAIN_PATH = fileURLToPath(import.meta.url);
 
-const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
+/** The help text; a function so that the log module it quotes loads only when help is asked for (the hook starts without it). */
+const usage = async (): Promise<string> => `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
 
 Usage:
   roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
@@ -48,7 +49,7 @@ Serve options:
   -h, --help                this text
   -v, --version             the version
 
-${logLevelHelp()}
+${(await import('./log.js')).logLevelHelp()}
 
 Each subcommand takes --help. Logs go to stderr; stdout carries only MCP messages.
 `;
@@ -103,7 +104,7 @@ async function main(argv: string[]): Promise<number> {
     case 'export': return (await import('./cli/export.js')).runExport(rest, { ...io, entryCommand: self });
     case 'help':
       if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
-      io.out(USAGE);
+      io.out(await usage());
       return 0;
     case 'serve': return serve(rest);
     default:
@@ -126,7 +127,7 @@ async function serve(argv: string[]): Promise<number> {
   let args;
   try {
     args = parseServeArgs(argv);
-    if (args.help) { io.out(USAGE); return 0; }
+    if (args.help) { io.out(await usage()); return 0; }
     if (args.version) { io.out(`${VERSION}\n`); return 0; }
     config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
     await checkProjectRoot(config.paths.project_root);
