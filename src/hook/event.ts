@@ -74,6 +74,13 @@ export function pathsOf(input: Readonly<Record<string, unknown>>): string[] {
   return out;
 }
 
+/** The tool's arguments: an object, or (as Cursor sends an MCP tool's) a string holding one. */
+function toolInput(raw: unknown): unknown {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'string') return raw;
+  try { return JSON.parse(raw); } catch { return raw; }
+}
+
 /** Parses the event text; throws HookInputError saying what is wrong and where. */
 export function parseToolEvent(text: string): ToolEvent {
   let value: unknown;
@@ -91,8 +98,8 @@ export function parseToolEvent(text: string): ToolEvent {
   }
   const toolName = value.tool_name;
   if (typeof toolName !== 'string' || toolName === '') throw new HookInputError('tool_name must be a non-empty string');
-  const input = value.tool_input ?? {};
-  if (!isRecord(input)) throw new HookInputError('tool_input must be a JSON object');
+  const input = toolInput(value.tool_input);
+  if (!isRecord(input)) throw new HookInputError('tool_input must be a JSON object (or a string holding one)');
   const absolute = (v: unknown): string | null => (typeof v === 'string' && isAbsolute(v) ? v : null);
   const roots = value.workspace_roots;
   return {

@@ -97,9 +97,13 @@ test('Cursor’s preToolUse: hook cursor answers in Cursor’s words; claude-cod
   assert.equal(both.hookSpecificOutput.permissionDecision, 'deny');
   noObjection(await run('claude-code', cursor(root, 'Read', { file_path: join(root, 'a.ts') })), 'Cursor Read through claude-code');
 
+  // Arguments sent as a JSON string (Cursor's shape for an MCP tool) are read like an object.
+  assert.equal((await run('cursor', JSON.stringify({ hook_event_name: 'preToolUse', workspace_roots: [root], tool_name: 'Write', tool_input: JSON.stringify({ file_path: join(root, 'src', 'b.ts') }) }))).code, 2);
+
   // Its own errors still fail closed, with nothing on stdout.
   for (const [args, input, why] of [
     [['--mode', 'architect'], '{"hook_event_name":"preToolUse"', /not JSON/],
+    [['--mode', 'architect'], JSON.stringify({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: 'not json' }), /tool_input must be a JSON object/],
     [['--mode', 'no-such-mode'], write, /unknown mode "no-such-mode"/],
     [['--by-agent'], write, /hook cursor takes --mode/],
     [[], write, /--mode is required/],
