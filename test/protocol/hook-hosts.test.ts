@@ -173,3 +173,13 @@ test('hook --by-agent fails closed while a mode file that may define the subagen
   // A subagent the broken file cannot name is still none of the hook's business.
   noObjection(await runCli(['hook', 'claude-code', '--by-agent'], { env, input: claude(root, 'Write', { file_path: join(root, 'a.ts') }, { agent_type: 'Explore' }) }), 'Explore');
 });
+
+test('the build ships the hook as one file that loads no module of its own beside it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { MAIN } = await import('./harness.js');
+  const bundle = readFileSync(join(MAIN, '..', 'hook-bundle.js'), 'utf8');
+  assert.doesNotMatch(bundle, /^import .* from '\.{1,2}\//m, 'no static import of another dist module');
+  assert.doesNotMatch(bundle, /\bimport\(['"]\.{1,2}\//, 'no lazy import of another dist module either');
+  // The regex limits are set when the bundle loads, as when the modules load one by one.
+  assert.match(bundle, /setFlagsFromString\('--enable-experimental-regexp-engine-on-excessive-backtracks'\)/);
+});
