@@ -1,6 +1,5 @@
-// The hooks' one door to the path decision: validate_tool_use's rules (group, fileRegex, project
-// confinement, links leading out) applied to one event, for the command hook and the HTTP endpoint
-// alike, plus the answers each host reads. It never adds a rule of its own.
+// The hooks' one door to validate_tool_use's rules, applied to one event for the command hook and
+// the HTTP endpoint alike, and the answers each host reads. It never adds a rule of its own.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { mayDefineSlug, readLayerText, type Catalogue } from '../modes/catalogue.js';
 import { checkTool, type CompiledMode, type PermissionDecision } from '../modes/permissions.js';

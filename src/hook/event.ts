@@ -1,6 +1,5 @@
-// Reads one pre-tool event as each host sends it: Claude Code's PreToolUse (also VS Code's agent
-// hooks) and Cursor's preToolUse. Pure parsing; it never decides anything, and reads the tool's
-// input only when asked (a tool nobody recognises may send any input at all).
+// Reads one pre-tool event as each host sends it (Claude Code's and VS Code's PreToolUse, Cursor's
+// preToolUse). Pure parsing; it never decides, and reads a tool's input only when asked.
 import { isAbsolute } from 'node:path';
 
 export class HookInputError extends Error {

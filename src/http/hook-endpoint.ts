@@ -1,6 +1,5 @@
-// `POST /hooks/claude-code`: Claude Code's HTTP hooks answered in-process from the catalogue the
-// server already holds (and keeps current by watching the mode files). No process per call, and it
-// never answers "allow": no objection is `{}`, so Claude Code's own prompts still apply.
+// `POST /hooks/claude-code`: Claude Code's HTTP hooks, decided in-process from the catalogue the
+// server holds and watches. It never answers "allow" (no objection is `{}`) and never spawns.
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Core } from '../connection.js';
 import { HookInputError, parseToolEvent } from '../hook/event.js';
