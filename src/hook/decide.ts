@@ -35,15 +35,22 @@ export type Verdict = { deny: false } | { deny: true; reason: string };
  * Throws HookInputError when a file field of a known tool is malformed.
  */
 export function judgeEvent(mode: CompiledMode, event: ToolEvent, projectRoot: string, editsOnly = false): Verdict {
-  const tool = checkTool(mode, event.toolName);
+  // Cursor names an MCP tool `MCP:<tool>`, without its server: judged as Roo's use_mcp_tool, by the
+  // mcp group alone (an allow-list of server tools cannot be matched without the server).
+  const cursorMcp = event.toolName.startsWith(CURSOR_MCP_PREFIX) && event.toolName.length > CURSOR_MCP_PREFIX.length;
+  const name = cursorMcp ? 'use_mcp_tool' : event.toolName;
+  const tool = checkTool(mode, name);
   if (tool.group === null || (editsOnly && tool.group !== 'edit')) return { deny: false };
   const paths = takesFile(tool) && tool.allowed ? pathsOf(event.input) : [];
   const decisions = paths.length === 0
-    ? [decideHookCall(mode, event.toolName, undefined, projectRoot)]
-    : paths.map((p) => decideHookCall(mode, event.toolName, p, projectRoot));
+    ? [decideHookCall(mode, name, undefined, projectRoot)]
+    : paths.map((p) => decideHookCall(mode, name, p, projectRoot));
   const refused = decisions.find((d) => !d.allowed);
-  return refused ? { deny: true, reason: `Mode ${mode.slug} (roo-modes-server): ${refused.reason}` } : { deny: false };
+  if (!refused) return { deny: false };
+  return { deny: true, reason: `Mode ${mode.slug} (roo-modes-server): ${cursorMcp ? `${event.toolName} is an MCP tool. ` : ''}${refused.reason}` };
 }
+
+const CURSOR_MCP_PREFIX = 'MCP:';
 
 /**
  * The mode an exported Claude Code subagent stands for: its name is the slug lower-cased (agentName

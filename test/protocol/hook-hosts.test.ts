@@ -84,6 +84,11 @@ test('Cursor’s preToolUse: hook cursor answers in Cursor’s words; claude-cod
   const shell = await run('cursor', cursor(root, 'Shell', { command: 'rm -rf /', cwd: root }));
   assert.equal(shell.code, 2);
   assert.match(JSON.parse(shell.stdout).agent_message, /"command" group/);
+  // Cursor names MCP tools MCP:<tool>: refused in a mode without the mcp group, left alone in one with it.
+  const mcp = await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'docs-writer');
+  assert.equal(mcp.code, 2);
+  assert.match(JSON.parse(mcp.stdout).agent_message, /MCP:create_issue is an MCP tool\. .*"mcp" group/);
+  assert.equal((await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'code')).stdout, '{}\n');
   const del = await run('cursor', cursor(root, 'Delete', { target_file: join(root, 'src', 'a.ts') }), 'docs-writer');
   assert.equal(del.code, 2);
   assert.match(del.stdout, /\^docs\//);
