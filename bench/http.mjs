@@ -14,7 +14,7 @@ const READY = /listening on (http:\/\/\S+)/;
 const TARGET = 2;
 
 /** Starts a server command and resolves with its URL once it prints its ready line. */
-function startServer(command, args) {
+export function startServer(command, args) {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('ROO_')) delete env[key];
   const child = spawn(command, args, { cwd: tmpdir(), env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -32,7 +32,7 @@ function startServer(command, args) {
  * generator shares the machine with the server, so it must cost little. It reads Content-Length
  * bodies and chunked ones (the SDK answers a POST with a chunked SSE stream).
  */
-class RawClient {
+export class RawClient {
   constructor(url) {
     this.url = new URL(url);
     this.buf = Buffer.alloc(0);
@@ -45,7 +45,7 @@ class RawClient {
 
   post(body, headers) {
     const text = JSON.stringify(body);
-    let head = `POST ${this.url.pathname} HTTP/1.1\r\nHost: ${this.url.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`;
+    let head = `POST ${this.url.pathname}${this.url.search} HTTP/1.1\r\nHost: ${this.url.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`;
     for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
     return new Promise((resolve, reject) => { this.waiting = { resolve, reject }; this.socket.write(`${head}\r\n${text}`); });
   }

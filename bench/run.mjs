@@ -32,7 +32,7 @@ const PLANS = {
     expiry: { sessions: 100_000, sweepRounds: 3 },
     eras: { rounds: 5, requests: 5_000 },
     http: { rounds: 4, requests: 5_000 },
-    hook: { rounds: 15 },
+    hook: { rounds: 15, httpRequests: 20_000 },
     answers: {},
   },
   quick: {
@@ -46,7 +46,7 @@ const PLANS = {
     expiry: { sessions: 10_000, sweepRounds: 1 },
     eras: { rounds: 2, requests: 1_000 },
     http: { rounds: 2, requests: 1_000 },
-    hook: { rounds: 5 },
+    hook: { rounds: 5, httpRequests: 4_000 },
     answers: {},
   },
 };

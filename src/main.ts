@@ -1,10 +1,10 @@
 #!/usr/bin/env node
 // Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
 // three-stage pipeline (stdin reader → processor → stdout writer) or the HTTP door. The only file naming process.stdout.
-import { closeSync, createWriteStream, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
 import { dirname } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { logLevelHelp, type LogSink } from './log.js';
+import type { LogSink } from './log.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
 for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
@@ -15,7 +15,8 @@ for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[n
 const VERSION = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
 const MAIN_PATH = fileURLToPath(import.meta.url);
 
-const USAGE = `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
+/** The help text; a function so that the log module it quotes loads only when help is asked for (the hook starts without it). */
+const usage = async (): Promise<string> => `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
 
 Usage:
   roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
@@ -29,7 +30,7 @@ Usage:
   roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
   roo-modes-server demo                     run the seed workflow against this server
   roo-modes-server export --to AGENT ...    write modes as Claude Code, VS Code, Cursor, OpenCode or Kilo agents
-  roo-modes-server hook claude-code ...     enforce a mode in a Claude Code (or VS Code) PreToolUse hook
+  roo-modes-server hook claude-code|cursor  enforce a mode in a Claude Code, VS Code or Cursor pre-tool hook
 
 Serve options:
   --config FILE             JSON config file (see schemas/config.schema.json; env ROO_MODES_CONFIG)
@@ -50,7 +51,7 @@ Serve options:
   -h, --help                this text
   -v, --version             the version
 
-${logLevelHelp()}
+${(await import('./log.js')).logLevelHelp()}
 
 Each subcommand takes --help. Logs go to stderr; stdout carries only MCP messages.
 `;
@@ -99,6 +100,17 @@ async function readStdin(maxBytes: number): Promise<string | null> {
   return Buffer.concat(chunks).toString('utf8');
 }
 
+/**
+ * The hook's code: the one-file build of it (dist/hook-bundle.js, made by src/build/bundle-hook.mjs
+ * after tsc), which starts faster than its modules one by one; the modules themselves only where no
+ * bundle was built (running from src/).
+ */
+async function hookModule(): Promise<typeof import('./cli/hook.js')> {
+  const bundle = new URL('./hook-bundle.js', import.meta.url);
+  if (!existsSync(bundle)) return import('./cli/hook.js');
+  return import(bundle.href) as Promise<typeof import('./cli/hook.js')>;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   const self = [process.execPath, MAIN_PATH];
@@ -111,11 +123,11 @@ async function main(argv: string[]): Promise<number> {
     case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
     case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
     case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
-    case 'hook': return (await import('./cli/hook.js')).runHook(rest, { ...io, stdin: readStdin });
+    case 'hook': return (await hookModule()).runHook(rest, { ...io, stdin: readStdin });
     case 'export': return (await import('./cli/export.js')).runExport(rest, io);
     case 'help':
       if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
-      io.out(USAGE);
+      io.out(await usage());
       return 0;
     case 'serve': return serve(rest);
     default:
@@ -138,7 +150,7 @@ async function serve(argv: string[]): Promise<number> {
   let args;
   try {
     args = parseServeArgs(argv);
-    if (args.help) { io.out(USAGE); return 0; }
+    if (args.help) { io.out(await usage()); return 0; }
     if (args.version) { io.out(`${VERSION}\n`); return 0; }
     config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
     await checkProjectRoot(config.paths.project_root);

@@ -1,11 +1,11 @@
-// `roo-modes-server hook claude-code --mode SLUG`: enforces a mode inside Claude Code (or VS Code's
-// agent hooks) by answering one PreToolUse event. Fails closed (exit 2) on anything it cannot judge.
+// `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
+// hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
 import { resolve } from 'node:path';
-import { loadCatalogue, loadOneMode } from '../modes/catalogue.js';
-import type { PermissionDecision } from '../modes/permissions.js';
+import { loadCatalogue, loadOneMode, type Catalogue } from '../modes/catalogue.js';
+import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
-import { HookInputError, parseToolEvent } from '../hook/event.js';
-import { decideHookCall } from '../hook/decide.js';
+import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
+import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { expandHome, readFlags } from './flags.js';
 
 export interface HookIo {
@@ -19,47 +19,70 @@ export interface HookIo {
 /** A Write of a large file carries its whole content; past this the event is refused unread. */
 const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
-const USAGE = `Usage: roo-modes-server hook claude-code --mode SLUG [options]
+const USAGE = `Usage: roo-modes-server hook claude-code (--mode SLUG | --by-agent) [options]
+       roo-modes-server hook cursor --mode SLUG [options]
 
-Reads one PreToolUse event (JSON on stdin) and applies the mode's rules to it, the rules of
+Reads one pre-tool event (JSON on stdin) and applies the mode's rules to it, the rules of
 validate_tool_use: the tool's group, the edit group's file pattern, the project root.
-Allowed: exit 0, nothing printed. Refused: exit 0 with a "deny" decision on stdout that names
-the mode and the pattern. Malformed input, an unknown mode or any failure: exit 2, reason on
-stderr (Claude Code then blocks the call). VS Code's agent hooks speak the same protocol.
 
-  --mode SLUG            the mode to enforce (required)
-  --project-root DIR     the project (default: $CLAUDE_PROJECT_DIR, else the event's cwd)
+claude-code answers Claude Code's PreToolUse event, and the same event as VS Code's agent hooks
+and Cursor's third-party hooks send it (their own tool names, camelCase filePath):
+  no objection   exit 0, nothing printed (never "allow": the host's own prompts still apply)
+  refused        exit 0, a "deny" decision on stdout naming the mode and the pattern
+                 (a Cursor-shaped event gets Cursor's answer, below)
+  cannot judge   exit 2, reason on stderr (malformed input, an unknown mode, any failure)
+cursor answers Cursor's preToolUse event (use it with "failClosed": true in .cursor/hooks.json):
+  no objection   exit 0, {} on stdout
+  refused        exit 2, {"permission":"deny","user_message":…,"agent_message":…} on stdout
+                 and the reason on stderr
+  cannot judge   exit 2, reason on stderr, nothing on stdout
+A tool no agent is known to call gets no objection: VS Code and Cursor send every tool to the hook.
+
+  --mode SLUG            the mode to enforce
+  --by-agent             (claude-code) the mode whose exported agent name (the slug lower-cased)
+                         is the event's agent_type; no objection outside such a subagent. For one
+                         hook in .claude/settings.json that serves every exported agent.
+  --project-root DIR     the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR
+                         first; else the event's cwd or first workspace root)
   --agent NAME           judge only calls made by this subagent (the event's agent_type); every
-                         other call passes. For hooks in .claude/settings.json, which fire for all.
-  --edits-only           judge only edit tools; others pass (for hosts that send every tool)
+                         other call passes
+  --edits-only           judge only edit tools; others pass
   --config-dir DIR       global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)
   --global-modes-file F  the global modes file to use instead
   -h, --help             this text
 `;
 
+type Target = 'claude-code' | 'cursor';
+
 interface HookArgs {
-  help: boolean; mode?: string; projectRoot?: string; agent?: string; editsOnly: boolean;
-  configDir?: string; globalModesFile?: string; target?: string;
+  help: boolean; target?: Target; mode?: string; byAgent: boolean; projectRoot?: string; agent?: string; editsOnly: boolean;
+  configDir?: string; globalModesFile?: string;
 }
 
 function parseArgs(argv: readonly string[]): HookArgs | string {
-  const f = readFlags(argv, ['-h', '--help', '--edits-only'], ['--mode', '--project-root', '--agent', '--config-dir', '--global-modes-file']);
+  const f = readFlags(argv, ['-h', '--help', '--edits-only', '--by-agent'], ['--mode', '--project-root', '--agent', '--config-dir', '--global-modes-file']);
   if (typeof f === 'string') return f;
   const [target, extra] = f.rest;
   if (target?.startsWith('-')) return `unexpected argument ${target}`;
   if (extra !== undefined) return `unexpected argument ${extra}`;
   const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
+  const help = f.own.has('-h') || f.own.has('--help');
+  if (!help && target !== 'claude-code' && target !== 'cursor') {
+    return target === undefined ? 'say which host: hook claude-code or hook cursor' : `unknown hook host "${target}"; use claude-code or cursor`;
+  }
   return {
-    help: f.own.has('-h') || f.own.has('--help'), editsOnly: f.own.has('--edits-only'), target,
+    help, editsOnly: f.own.has('--edits-only'), byAgent: f.own.has('--by-agent'), target: target as Target | undefined,
     mode: v('--mode'), projectRoot: v('--project-root'), agent: v('--agent'), configDir: v('--config-dir'), globalModesFile: v('--global-modes-file'),
   };
 }
 
-/** Claude Code's answer that stops the call; the reason reaches the model. */
-function denial(reason: string): string {
-  return `${JSON.stringify({
-    hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason },
-  })}\n`;
+/** Why the arguments cannot work together, or null. */
+function usageProblem(args: HookArgs): string | null {
+  if (args.mode !== undefined && args.byAgent) return '--mode and --by-agent exclude each other';
+  if (args.byAgent && args.target === 'cursor') return 'Cursor sends no agent_type: hook cursor takes --mode';
+  if (args.byAgent && args.agent !== undefined) return '--by-agent already picks the subagent: drop --agent';
+  if (args.mode === undefined && !args.byAgent) return args.target === 'cursor' ? '--mode is required' : '--mode (or --by-agent) is required';
+  return null;
 }
 
 export async function runHook(argv: string[], io: HookIo): Promise<number> {
@@ -67,57 +90,83 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
   const args = parseArgs(argv);
   if (typeof args === 'string') return fail(`${args} (see roo-modes-server hook --help)`);
   if (args.help) { io.out(USAGE); return 0; }
-  if (args.target !== 'claude-code') {
-    return fail(args.target === undefined ? 'say which protocol: hook claude-code' : `unknown hook protocol "${args.target}"; use claude-code`);
-  }
-  if (args.mode === undefined) return fail('--mode is required');
+  const problem = usageProblem(args);
+  if (problem !== null) return fail(problem);
   try {
-    return await judge(args, args.mode, io, fail);
+    return await judge(args, io, fail);
   } catch (err) {
     // Whatever went wrong, the call must not slip through: exit 2 blocks it.
     return fail(`cannot judge the call: ${err instanceof Error ? err.message : String(err)}`);
   }
 }
 
-async function judge(args: HookArgs, slug: string, io: HookIo, fail: (why: string) => number): Promise<number> {
+async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number): Promise<number> {
   const text = await io.stdin(MAX_EVENT_BYTES);
   if (text === null) return fail(`the event on stdin is larger than ${MAX_EVENT_BYTES} bytes`);
-  let event;
+  let event: ToolEvent;
   try {
     event = parseToolEvent(text);
   } catch (err) {
     if (err instanceof HookInputError) return fail(err.message);
     throw err;
   }
-  if (args.agent !== undefined && event.agentType !== args.agent) return 0;
-  const rootGiven = args.projectRoot ?? (io.env.CLAUDE_PROJECT_DIR || undefined) ?? event.cwd ?? undefined;
-  if (rootGiven === undefined) return fail('no project root: pass --project-root, or run under Claude Code (CLAUDE_PROJECT_DIR) with an absolute cwd in the event');
-  const projectRoot = resolve(expandHome(rootGiven, io.env));
+  const cursor = args.target === 'cursor' || event.host === 'cursor';
+  const none = (): number => { if (args.target === 'cursor') io.out('{}\n'); return 0; };
+  if (args.agent !== undefined && event.agentType !== args.agent) return none();
+  if (args.byAgent && event.agentType === null) return none();
+  const env = io.env;
+  const rootGiven = args.projectRoot
+    ?? ((cursor ? env.CURSOR_PROJECT_DIR || undefined : undefined) ?? (env.CLAUDE_PROJECT_DIR || undefined))
+    ?? (cursor ? event.workspaceRoot ?? event.cwd : event.cwd ?? event.workspaceRoot) ?? undefined;
+  if (rootGiven === undefined) return fail('no project root: pass --project-root, or run under the agent (CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR) with an absolute cwd or workspace root in the event');
+  const projectRoot = resolve(expandHome(rootGiven, env));
   const sources = {
     projectRoot,
-    configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), io.env)),
-    globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, io.env)),
+    configDir: resolve(expandHome(args.configDir ?? (env.ROO_CONFIG_DIR || '~/.roo-code'), env)),
+    globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, env)),
     convertDocument: convertLegacyRoles,
   };
-  // One decision needs one mode: only the files that can define it are parsed (loadOneMode in src/modes/catalogue.ts).
-  // When no source has it, the whole catalogue is loaded to list the modes and the problems.
-  let mode = await loadOneMode(sources, slug);
-  if (!mode) {
-    const catalogue = await loadCatalogue(sources);
-    mode = catalogue.get(slug);
-    if (!mode) {
-      const problems = catalogue.issues.slice(0, 3).map((i) => `${i.file}:${i.line ?? 1}: ${i.message}`);
-      return fail(`unknown mode "${slug}" in ${projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}${problems.length > 0 ? `; problems in the mode files: ${problems.join('; ')}` : ''}`);
-    }
-  }
+  const found = args.byAgent ? await agentMode(sources, event.agentType!) : await namedMode(sources, args.mode!);
+  if (typeof found === 'string') return fail(found);
+  if (found === null) return none();
+  const verdict = judgeEvent(found, event, projectRoot, args.editsOnly);
+  if (!verdict.deny) return none();
+  if (!cursor) { io.out(`${JSON.stringify(claudeDenial(verdict.reason))}\n`); return 0; }
+  // Cursor blocks on exit 2 whatever it makes of stdout, so a lost answer still blocks; stderr carries the reason too.
+  const answer = args.target === 'cursor' ? cursorDenial(verdict.reason) : { ...cursorDenial(verdict.reason), ...claudeDenial(verdict.reason) };
+  io.out(`${JSON.stringify(answer)}\n`);
+  io.err(`${verdict.reason}\n`);
+  return 2;
+}
 
-  const first = decideHookCall(mode, event.toolName, event.paths[0], projectRoot);
-  if (args.editsOnly && first.group !== 'edit') return 0;
-  const decisions: PermissionDecision[] = [first];
-  for (const path of event.paths.slice(1)) decisions.push(decideHookCall(mode, event.toolName, path, projectRoot));
-  // An edit naming no file is refused by the decision itself when the mode restricts edits.
-  const refused = decisions.find((d) => !d.allowed);
-  if (!refused) return 0;
-  io.out(denial(`Mode ${mode.slug} (roo-modes-server): ${refused.reason}`));
-  return 0;
+type Sources = Parameters<typeof loadOneMode>[0];
+
+/** The first lines of the catalogue's problems, for a message. */
+const problemsOf = (catalogue: Catalogue): string => {
+  const problems = catalogue.issues.slice(0, 3).map((i) => `${i.file}:${i.line ?? 1}: ${i.message}`);
+  return problems.length > 0 ? `; problems in the mode files: ${problems.join('; ')}` : '';
+};
+
+/**
+ * `--mode SLUG`: only the files that can define it are parsed (loadOneMode in src/modes/catalogue.ts).
+ * When no source has it, the whole catalogue is loaded to list the modes and the problems.
+ */
+async function namedMode(sources: Sources, slug: string): Promise<CompiledMode | string> {
+  const mode = await loadOneMode(sources, slug);
+  if (mode) return mode;
+  const catalogue = await loadCatalogue(sources);
+  return catalogue.get(slug) ?? `unknown mode "${slug}" in ${sources.projectRoot}; the modes in force: ${catalogue.slugs().join(', ')}${problemsOf(catalogue)}`;
+}
+
+/**
+ * `--by-agent`: the mode exported as this subagent, or null for any other subagent (Claude Code's
+ * own Explore, a hand-written agent). When a mode file with problems (it failed to load, or an entry
+ * was skipped) may define it, the answer cannot be known: that fails closed rather than let an
+ * exported agent's calls through unjudged.
+ */
+async function agentMode(sources: Sources, agentType: string): Promise<CompiledMode | null | string> {
+  const exact = await loadOneMode(sources, agentType);
+  if (exact) return exact;
+  const catalogue = await loadCatalogue(sources);
+  return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType);
 }

@@ -1,14 +1,16 @@
-// The hook's one door to the path decision: validate_tool_use's rules (group, fileRegex, project
-// confinement, links leading out) applied to one tool call. It never adds a rule of its own.
+// The hooks' one door to validate_tool_use's rules, applied to one event for the command hook and
+// the HTTP endpoint alike, and the answers each host reads. It never adds a rule of its own.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import type { CompiledMode, PermissionDecision } from '../modes/permissions.js';
-import { decideToolUse } from '../modes/decide-tool-use.js';
+import { mayDefineSlug, readLayerText, type Catalogue } from '../modes/catalogue.js';
+import { checkTool, type CompiledMode, type PermissionDecision } from '../modes/permissions.js';
+import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
+import { pathsOf, type ToolEvent } from './event.js';
 
 /**
  * Decides one call exactly as validate_tool_use does: the one decision (src/modes/decide-tool-use.ts).
- * Claude Code sends absolute paths while validate_tool_use takes paths relative to the project, so
- * a path inside the root is passed relative, as a client would pass it; one outside stays
- * absolute, and confinement refuses it.
+ * Hosts send absolute paths while validate_tool_use takes paths relative to the project, so a path
+ * inside the root is passed relative, as a client would pass it; one outside stays absolute, and
+ * confinement refuses it.
  */
 export function decideHookCall(mode: CompiledMode, tool: string, path: string | undefined, projectRoot: string): PermissionDecision {
   const given = path === undefined ? undefined : asProjectPath(path, projectRoot);
@@ -20,4 +22,67 @@ function asProjectPath(path: string, root: string): string {
   const rel = relative(resolve(root), path);
   const inside = rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
   return inside ? rel.split(sep).join('/') : path;
+}
+
+/** A hook's verdict: no objection (the host's own rules decide), or a refusal with its reason. */
+export type Verdict = { deny: false } | { deny: true; reason: string };
+
+/**
+ * Judges one event under `mode`. A tool no agent is known to call gets no objection: hosts such as
+ * VS Code send every tool to the hook, whatever its matcher, and blocking the ones we cannot name
+ * would block the editor. A known tool is judged by the mode's groups; one that reads or edits files
+ * is judged on every file it names (an edit that names none is refused under a file pattern).
+ * Throws HookInputError when a file field of a known tool is malformed.
+ */
+export function judgeEvent(mode: CompiledMode, event: ToolEvent, projectRoot: string, editsOnly = false): Verdict {
+  // Cursor names an MCP tool `MCP:<tool>`, without its server: judged as Roo's use_mcp_tool, by the
+  // mcp group alone (an allow-list of server tools cannot be matched without the server).
+  const cursorMcp = event.toolName.startsWith(CURSOR_MCP_PREFIX) && event.toolName.length > CURSOR_MCP_PREFIX.length;
+  const name = cursorMcp ? 'use_mcp_tool' : event.toolName;
+  const tool = checkTool(mode, name);
+  if (tool.group === null || (editsOnly && tool.group !== 'edit')) return { deny: false };
+  const paths = takesFile(tool) && tool.allowed ? pathsOf(event.input) : [];
+  const decisions = paths.length === 0
+    ? [decideHookCall(mode, name, undefined, projectRoot)]
+    : paths.map((p) => decideHookCall(mode, name, p, projectRoot));
+  const refused = decisions.find((d) => !d.allowed);
+  if (!refused) return { deny: false };
+  return { deny: true, reason: `Mode ${mode.slug} (roo-modes-server): ${cursorMcp ? `${event.toolName} is an MCP tool. ` : ''}${refused.reason}` };
+}
+
+const CURSOR_MCP_PREFIX = 'MCP:';
+
+/**
+ * The mode an exported Claude Code subagent stands for: its name is the slug lower-cased (agentName
+ * in src/export/claude-code.ts; a unit test holds the two together). An exact slug wins over a
+ * lower-cased one.
+ */
+export function modeForAgent(modes: readonly CompiledMode[], agentType: string): CompiledMode | undefined {
+  return modes.find((m) => m.slug === agentType) ?? modes.find((m) => m.slug.toLowerCase() === agentType);
+}
+
+/**
+ * When no mode is exported as `agentType`, whether that is only because a mode file with problems
+ * (it failed to load, or an entry was skipped) may define it: then the answer cannot be known and
+ * the caller fails closed rather than let an exported agent's calls through unjudged. Returns the
+ * reason, or null when the agent is simply not one of ours (Claude Code's Explore, a hand-written one).
+ */
+export async function unknowableAgent(catalogue: Catalogue, agentType: string): Promise<string | null> {
+  for (const issue of catalogue.issues) {
+    const { text } = await readLayerText(issue.file);
+    if (text === null || mayDefineSlug(text, agentType) || text.toLowerCase().includes(agentType)) {
+      return `cannot tell whether subagent "${agentType}" is an exported mode: ${issue.file}:${issue.line ?? 1}: ${issue.message}`;
+    }
+  }
+  return null;
+}
+
+/** Claude Code's (and VS Code's) answer that stops the call; the reason reaches the model. */
+export function claudeDenial(reason: string): Record<string, unknown> {
+  return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
+}
+
+/** Cursor's answer that stops the call: the user sees one message, the agent the other. */
+export function cursorDenial(reason: string): Record<string, unknown> {
+  return { permission: 'deny', user_message: reason, agent_message: reason };
 }

@@ -8,6 +8,7 @@ import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import { claimsStateless, MODERN_VERSIONS } from '../mcp/eras.js';
 import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
 import { HTTP_LIMITS } from './limits.js';
+import { answerHook, HOOK_PATH } from './hook-endpoint.js';
 import { checkRequest, type Gate } from './security.js';
 import { LegacySession } from './session.js';
 import { parseEventId } from './sse.js';
@@ -63,6 +64,7 @@ export class HttpDoor {
       res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, DELETE', 'access-control-allow-headers': CORS_HEADERS, 'access-control-max-age': '600' }).end();
       return;
     }
+    if (path === HOOK_PATH) return answerHook(this.core, req, res, url, this.o.maxBodyBytes);
     if (path !== this.o.path) return sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `no MCP endpoint at ${path}; it is ${this.o.path}`);
     if (this.#draining) return sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, 'the server is shutting down', undefined, { connection: 'close' });
     switch (req.method) {

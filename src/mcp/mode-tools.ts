@@ -5,7 +5,7 @@ import type { Catalogue } from '../modes/catalogue.js';
 import { formatIssue, modeNotFound } from '../modes/problems.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
-import { decideToolUse } from '../modes/decide-tool-use.js';
+import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
 import { describeToolGroups } from '../modes/describe.js';
 import type { SessionStore, SessionView } from '../tasks/sessions.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
@@ -204,6 +204,9 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
   };
 }
 
+/** validate_tool_use's `error` for each kind of refusal. */
+const ERROR_NAMES = { file: 'FILE_RESTRICTION_ERROR', tool: 'TOOL_RESTRICTION_ERROR', unknown: 'UNKNOWN_TOOL' } as const;
+
 /** validate_tool_use once the session's mode is known: the tool, then its path, decided now. */
 function validateToolUse(d: ModeToolDeps, slug: string, args: Record<string, unknown>): ToolResult {
   const mode = requireMode(d.catalogue(), slug);
@@ -213,16 +216,18 @@ function validateToolUse(d: ModeToolDeps, slug: string, args: Record<string, unk
   const metadata: Record<string, unknown> = { allowed: decision.allowed, tool_name: tool, mode: mode.slug };
   if (decision.group !== null) metadata.group = decision.group;
   metadata.reason = decision.reason;
-  if (filePath !== undefined) metadata.file_path = filePath;
+  // A tool that takes no file (execute_command, an unknown name) was judged without it: not echoed.
+  const shownPath = takesFile(decision) ? filePath : undefined;
+  if (shownPath !== undefined) metadata.file_path = shownPath;
   if (decision.restriction) metadata.restriction = decision.restriction;
   if (decision.client) metadata.client_tool = { clients: [...decision.client.clients], group: decision.client.group };
-  if (decision.error) metadata.error = decision.error === 'file' ? 'FILE_RESTRICTION_ERROR' : 'TOOL_RESTRICTION_ERROR';
+  if (decision.error) metadata.error = ERROR_NAMES[decision.error];
   if (!decision.allowed && args.enforce === true) {
     const Err = decision.error === 'file' ? FileRestrictionError : ToolRestrictionError;
     throw new Err(decision.reason, { message: decision.reason, ...metadata });
   }
   const verdict = decision.allowed ? '✓ allowed' : '✗ not allowed';
-  const text = `${verdict}: ${tool}${filePath !== undefined ? ` on ${filePath}` : ''} in ${mode.name} (${mode.slug})\n${decision.reason}`;
+  const text = `${verdict}: ${tool}${shownPath !== undefined ? ` on ${shownPath}` : ''} in ${mode.name} (${mode.slug})\n${decision.reason}`;
   return { text, metadata };
 }
 

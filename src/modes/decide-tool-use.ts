@@ -6,6 +6,12 @@ import { decidePath } from '../paths/decide.js';
 import { liveFsView } from '../paths/live-fs.js';
 import type { FsView } from '../paths/resolve.js';
 
+/** The groups whose tools act on a file; a path given to any other tool (a command, a web fetch) is not its concern. */
+const FILE_GROUPS: ReadonlySet<string> = new Set(['read', 'edit']);
+
+/** Whether a decision's tool takes a file, so a path given with it is judged (and shown in answers). */
+export const takesFile = (decision: PermissionDecision): boolean => decision.group !== null && FILE_GROUPS.has(decision.group);
+
 /** The path a Roo tool acts on: `path`, else `file_path`; empty means none was given. */
 function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: string; bad?: unknown } {
   for (const v of [args.path, args.file_path]) {
@@ -17,8 +23,8 @@ function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: strin
 
 /**
  * Decides a tool call the way validate_tool_use, its `enforce` form, hooks and mode authoring all
- * must: the tool first, then (when a path is given) the path resolved as a write would, confined
- * to the project and matched against the mode's pattern. `fs` is the live file system unless a
+ * must: the tool first, then (when a path is given to a tool that reads or edits files) the path
+ * resolved as a write would, confined to the project and matched against the mode's pattern. `fs` is the live file system unless a
  * test passes a table; a fresh live view per call means no answer outlives its call. It returns
  * the decision itself, not a promise: every file-system question it asks is a synchronous call.
  */
@@ -31,7 +37,7 @@ export function decideToolUse(
 ): PermissionDecision {
   const tool = checkTool(mode, toolName);
   const { pattern, ...decision } = tool;
-  if (!decision.allowed) return decision;
+  if (!decision.allowed || !takesFile(decision)) return decision;
   const picked = pickPath(args);
   if (picked.bad !== undefined) {
     return { ...decision, allowed: false, error: 'file', reason: `The path given to "${toolName}" must be a string.` };

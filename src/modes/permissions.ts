@@ -1,11 +1,10 @@
 // Whether a mode may use a tool: Roo's group rules, decided by one pure function over a mode
 // compiled once per load. It never compiles regexes per check and never judges a path (src/paths does).
 import type { GroupName, Mode } from './types.js';
-import { groupOfTool, isAlwaysAvailable, resolveToolAlias } from './tool-groups.js';
+import { ALWAYS_AVAILABLE_TOOLS, groupOfTool, isAlwaysAvailable, resolveToolAlias, TOOL_GROUPS } from './tool-groups.js';
 import { compileToolPatterns, parseQualifiedName } from './mcp-names.js';
 import { fileRegexProblem } from './regex-safety.js';
-import { toolsAllowed } from './describe.js';
-import { clientLabel, clientTool, knownClientNames, type ClientTool } from './client-tools.js';
+import { clientLabel, clientTool, closestToolNames, type ClientTool } from './client-tools.js';
 
 /** What a mode allows, prepared once per catalogue load. */
 export interface CompiledRules {
@@ -27,7 +26,8 @@ export interface PermissionDecision {
   group: GroupName | 'always' | null;
   reason: string;
   restriction?: { fileRegex: string; description?: string };
-  error?: 'tool' | 'file';
+  /** Why it was refused: the tool (its group), the file, or a name no agent uses. */
+  error?: 'tool' | 'file' | 'unknown';
   /** Set when the name is another agent's (Claude Code, VS Code, OpenCode/Kilo, Cursor): who uses it. */
   client?: ClientTool;
 }
@@ -39,6 +39,9 @@ export interface ToolCheck extends PermissionDecision {
   /** The edit group's compiled pattern when the tool edits under a restriction; unusable patterns match nothing. */
   pattern?: RegExp;
 }
+
+/** Roo's own tool names (for "closest known names"). */
+const ROO_TOOL_NAMES: readonly string[] = [...Object.values(TOOL_GROUPS).flat(), ...ALWAYS_AVAILABLE_TOOLS];
 
 /** Matches nothing: an edit restricted by an unusable pattern refuses every file, as in Roo. */
 const NOTHING = /(?!)/;
@@ -95,11 +98,12 @@ export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
     || (tool.startsWith('mcp_') && !tool.startsWith('mcp__') && tool.length > 4 && groupOfTool(tool) === undefined);
   const group = qualified ? 'mcp' : groupOfTool(tool) ?? (client?.group as GroupName | undefined);
   if (group === undefined) {
-    const hint = ` Other agents' names are accepted too — ${knownClientNames().join('; ')}.`;
-    const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools && !mode.compiled.mcpServers ? ', and any MCP tool (mcp__<server>__<tool>)' : '';
+    // Not a restriction of this mode: no agent calls a tool by this name. Say so and offer the nearest names.
+    const near = closestToolNames(tool, ROO_TOOL_NAMES);
+    const anyMcp = mode.compiled.groups.has('mcp') && !mode.compiled.mcpTools && !mode.compiled.mcpServers ? ' MCP tools are named mcp__<server>__<tool>.' : '';
     return {
-      allowed: false, group: null, error: 'tool',
-      reason: `Unknown tool ${label}.${hint} Tools allowed in ${modeLabel}: ${toolsAllowed(mode).join(', ')}${anyMcp}.`,
+      allowed: false, group: null, error: 'unknown',
+      reason: `Unknown tool ${label}: neither Roo nor Claude Code, VS Code, OpenCode/Kilo or Cursor has a tool by this name.${near.length > 0 ? ` Closest known names: ${near.join(', ')}.` : ''}${anyMcp}`,
     };
   }
   const rules = mode.compiled;

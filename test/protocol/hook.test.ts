@@ -3,27 +3,10 @@ import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { tempDir } from './harness.js';
+import { hookProject } from './hook-rig.js';
 import { runCli } from './cli-run.js';
 
-/** A project with a custom mode limited to docs/ and a home with no global modes. */
-function project(t: { after(fn: () => void): void }): { root: string; env: Record<string, string> } {
-  const root = tempDir(t, 'rms-hook-');
-  const home = tempDir(t, 'rms-hook-home-');
-  mkdirSync(join(root, 'docs'));
-  writeFileSync(join(root, '.roomodes'), [
-    'customModes:',
-    '  - slug: docs-writer',
-    '    name: Docs Writer',
-    '    roleDefinition: You write documentation.',
-    '    groups:',
-    '      - read',
-    '      - - edit',
-    '        - fileRegex: ^docs/',
-    '          description: the docs folder',
-    '',
-  ].join('\n'));
-  return { root, env: { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), CLAUDE_PROJECT_DIR: '' } };
-}
+const project = (t: { after(fn: () => void): void }): { root: string; env: Record<string, string> } => hookProject(t);
 
 /** A PreToolUse event as Claude Code sends it (absolute paths, the session's cwd). */
 const event = (root: string, tool_name: string, tool_input: Record<string, unknown>, extra: Record<string, unknown> = {}): string => JSON.stringify({
@@ -85,9 +68,9 @@ test('hook fails closed: malformed input, an unknown mode or bad usage exit 2 wi
     [['--mode', 'architect'], '[1,2]', /must be a JSON object/],
     [['--mode', 'architect'], JSON.stringify({ hook_event_name: 'PreToolUse', tool_input: {} }), /tool_name/],
     [['--mode', 'architect'], event(root, 'Edit', { file_path: 42 }), /tool_input\.file_path/],
-    [['--mode', 'architect'], event(root, 'Edit', {}, { hook_event_name: 'PostToolUse' }), /PreToolUse events only/],
+    [['--mode', 'architect'], event(root, 'Edit', {}, { hook_event_name: 'PostToolUse' }), /PreToolUse \(Claude Code, VS Code\) and preToolUse \(Cursor\) events only/],
     [['--mode', 'no-such-mode'], event(root, 'Edit', { file_path: join(root, 'a.md') }), /unknown mode "no-such-mode".*architect/],
-    [[], event(root, 'Edit', { file_path: join(root, 'a.md') }), /--mode is required/],
+    [[], event(root, 'Edit', { file_path: join(root, 'a.md') }), /--mode \(or --by-agent\) is required/],
   ];
   for (const [args, input, why] of cases) {
     const r = await runCli(['hook', 'claude-code', ...args], { env, input });
@@ -102,7 +85,8 @@ test('hook fails closed: malformed input, an unknown mode or bad usage exit 2 wi
   assert.match(broken.stderr, /unknown mode "docs-writer".*problems in the mode files: .*\.roomodes:\d+/);
   const help = await runCli(['hook', '--help'], { env });
   assert.equal(help.code, 0);
-  assert.match(help.stdout, /hook claude-code --mode SLUG/);
+  assert.match(help.stdout, /hook claude-code \(--mode SLUG \| --by-agent\)/);
+  assert.match(help.stdout, /hook cursor --mode SLUG/);
 });
 
 test('hook --agent judges only its own subagent’s calls, --edits-only only edit tools', async (t) => {

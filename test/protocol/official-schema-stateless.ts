@@ -45,7 +45,7 @@ export async function runStatelessSession(t: TestCtx, toolErrors: 'jsonrpc' | 'r
   metadataOf(await session.tool('list_modes', {}), 'list_modes');
   const task = metadataOf(await session.tool('create_task', { mode_slug: 'code', initial_message: 'Add a feature' }), 'create_task');
   metadataOf(await session.tool('validate_tool_use', { session_id: task.session_id, tool_name: 'read_file' }), 'validate');
-  failedWith(await session.tool('validate_tool_use', { session_id: task.session_id, tool_name: 'browser_action', enforce: true, file_path: '../x' }), -32006, 'file refusal');
+  failedWith(await session.tool('validate_tool_use', { session_id: task.session_id, tool_name: 'read_file', enforce: true, file_path: '../x' }), -32006, 'file refusal');
   metadataOf(await session.tool('complete_task', { session_id: task.session_id, status: 'completed' }), 'complete_task');
   failedWith(await session.tool('get_mode_info', { mode_slug: 'ghost' }), -32001, 'unknown mode');
   // 2026-07-28 counts input validation failures among tool execution errors: an isError result.

@@ -35,7 +35,8 @@ test('Claude Code names map to Roo groups and keep the mode’s file restriction
   const ok = decideToolUse(architect, 'Edit', { file_path: 'docs/plan.md' }, ctx);
   assert.equal(ok.allowed, true);
   assert.equal(ok.group, 'edit');
-  assert.deepEqual(ok.client, { group: 'edit', clients: ['claude-code'] });
+  // Cursor's preToolUse hook names its edit tool Edit too.
+  assert.deepEqual(ok.client, { group: 'edit', clients: ['claude-code', 'cursor'] });
   const refused = decideToolUse(architect, 'Write', { file_path: 'src/main.ts' }, ctx);
   assert.equal(refused.allowed, false);
   assert.equal(refused.error, 'file');
@@ -63,14 +64,32 @@ test('VS Code tool sets, set/tool names, OpenCode and Cursor names land in their
   }
 });
 
-test('an unknown name is refused with the names each agent may use', () => {
+test('an unknown name is "unknown tool" with the closest known names, not a restriction of the mode', () => {
   const d = checkTool(mode('code'), 'Frobnicate');
   assert.equal(d.allowed, false);
   assert.equal(d.group, null);
-  assert.match(d.reason, /Unknown tool "Frobnicate"/);
-  assert.match(d.reason, /Claude Code: Read, Glob/);
-  assert.match(d.reason, /OpenCode\/Kilo: read, glob/);
+  assert.equal(d.error, 'unknown');
+  assert.match(d.reason, /^Unknown tool "Frobnicate": neither Roo nor Claude Code, VS Code, OpenCode\/Kilo or Cursor has a tool by this name\./);
   assert.equal(d.client, undefined);
+  // A typo gets the nearest names; the answer stays short instead of listing every agent's tools.
+  const typo = checkTool(mode('code'), 'WebFetc');
+  assert.match(typo.reason, /Closest known names: WebFetch\b/);
+  assert.match(checkTool(mode('code'), 'exec_command').reason, /Closest known names: .*execute_command/);
+  for (const name of ['Frobnicate', 'WebFetc', 'x'.repeat(500), 'run_in_terminl']) {
+    assert.ok(checkTool(mode('code'), name).reason.length < 400 + name.length, name);
+  }
+});
+
+test('current Claude Code names map, and the old ones are still understood but never suggested', () => {
+  const cases: [string, string][] = [
+    ['LSP', 'read'], ['NotebookEdit', 'edit'], ['PowerShell', 'command'], ['Agent', 'always'], ['TaskCreate', 'always'],
+    ['LS', 'read'], ['MultiEdit', 'edit'], ['Task', 'always'], ['NotebookRead', 'read'], ['KillShell', 'command'],
+  ];
+  for (const [name, group] of cases) assert.equal(clientTool(name)?.group, group, name);
+  assert.equal(checkTool(mode('ask'), 'PowerShell').allowed, false);
+  assert.equal(checkTool(mode('ask'), 'LSP').allowed, true);
+  assert.doesNotMatch(checkTool(mode('code'), 'MultiEdt').reason, /MultiEdit/);
+  assert.doesNotMatch(checkTool(mode('code'), 'LSX').reason, /\bLS\b/);
 });
 
 test('every tool name an export writes is one validate_tool_use maps back to the same group', async () => {

@@ -1,0 +1,139 @@
+// Build step after tsc: joins the command hook's modules (dist/cli/hook.js and everything it imports,
+// statically or lazily) into one file, dist/hook-bundle.js. It never changes what the code does.
+//
+// Why: the hook runs before every tool call it guards, and on Node 20 each ES module costs its own
+// resolve, read and compile (about half a millisecond of CPU each; the hook's graph has 27 before
+// the YAML reader's dozen). Node 22's compile cache is not available there. One file is read and
+// compiled once. Each module becomes a function run on first use (as ES modules are, in the same
+// order for a graph without cycles); lazy `import()` of a bundled module becomes that function too,
+// so no module ever exists twice. The build fails on any construct this script does not know, and
+// checks every module's export names against the module itself.
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+const DIST = resolve(fileURLToPath(new URL('../../dist/', import.meta.url)));
+
+const STATIC_IMPORT = /^import (?:\{([^}]*)\}|\* as (\w+)) from '([^']+)';$/;
+const DYNAMIC_IMPORT = /\bimport\((['"])([^'"]+)\1\)/g;
+const EXPORT_DECL = /^export (?:async function\*? |function\*? |class |const |let |var )(\w+)/;
+const EXPORT_LIST = /^export \{([^}]*)\};$/;
+const EXPORT_FROM = /^export \{([^}]*)\} from '([^']+)';$/;
+
+export class BundleError extends Error {}
+
+/** `a, b as c` → [['a', 'a'], ['b', 'c']] (imported name, local name). */
+function names(list) {
+  return list.split(',').map((s) => s.trim()).filter(Boolean).map((s) => {
+    const m = /^(\w+)(?:\s+as\s+(\w+))?$/.exec(s);
+    if (!m) throw new BundleError(`cannot read the name list "${list}"`);
+    return [m[1], m[2] ?? m[1]];
+  });
+}
+
+/** Reads one module: its body with imports and export keywords removed, and what it needs and gives. */
+function readModule(file) {
+  const lines = readFileSync(file, 'utf8').split('\n');
+  const body = [];
+  const imports = []; // { from, names } | { from, namespace }
+  const exports = []; // [local, exported]
+  const reexports = []; // { from, names }
+  const lazy = new Set();
+  for (const line of lines) {
+    if (/\bimport\.meta\b/.test(line)) throw new BundleError(`${file}: import.meta would name the bundle, not this module`);
+    if (line.startsWith('import ')) {
+      const m = STATIC_IMPORT.exec(line);
+      if (!m) throw new BundleError(`${file}: unsupported import: ${line}`);
+      imports.push(m[2] ? { from: m[3], namespace: m[2] } : { from: m[3], names: names(m[1]) });
+      continue;
+    }
+    if (line.startsWith('export ')) {
+      let m;
+      if (line === 'export {};') continue;
+      if ((m = EXPORT_FROM.exec(line))) { reexports.push({ from: m[2], names: names(m[1]) }); continue; }
+      if ((m = EXPORT_LIST.exec(line))) { for (const [local, exported] of names(m[1])) exports.push([local, exported]); continue; }
+      if ((m = EXPORT_DECL.exec(line))) {
+        if (/^export (?:const|let|var) \w+\s*=.*,\s*\w+\s*=/.test(line)) throw new BundleError(`${file}: one export per declaration, please: ${line}`);
+        exports.push([m[1], m[1]]);
+        body.push(line.slice('export '.length));
+        continue;
+      }
+      throw new BundleError(`${file}: unsupported export: ${line}`);
+    }
+    for (const m of line.matchAll(DYNAMIC_IMPORT)) lazy.add(m[2]);
+    body.push(line);
+  }
+  return { file, body, imports, exports, reexports, lazy: [...lazy] };
+}
+
+/** Every module reachable from the entry, each once, keyed by absolute path. */
+function collect(entry, root) {
+  const modules = new Map();
+  const visit = (file, stack) => {
+    if (stack.includes(file)) throw new BundleError(`import cycle: ${[...stack, file].map((f) => relative(root, f)).join(' → ')}`);
+    if (modules.has(file)) return;
+    const mod = readModule(file);
+    modules.set(file, mod);
+    const deps = [...mod.imports.map((i) => i.from), ...mod.reexports.map((r) => r.from), ...mod.lazy];
+    for (const spec of deps) if (spec.startsWith('.')) visit(resolve(dirname(file), spec), [...stack, file]);
+  };
+  visit(entry, []);
+  return modules;
+}
+
+/** The bundle's text for `entry` (whose exports `names` it re-exports), and the modules it holds. */
+export function bundle(entry, names, root = dirname(entry)) {
+  const modules = collect(entry, root);
+  const id = new Map([...modules.keys()].map((f, i) => [f, `__m${i}`]));
+  const builtins = new Map(); // 'node:fs' → '__node_fs'
+  const builtin = (spec) => {
+    if (!spec.startsWith('node:')) throw new BundleError(`a package import (${spec}) cannot be bundled here`);
+    if (!builtins.has(spec)) builtins.set(spec, `__${spec.replace(/\W/g, '_')}`);
+    return builtins.get(spec);
+  };
+  const parts = [];
+  for (const [file, mod] of modules) {
+    const target = (spec) => (spec.startsWith('.') ? `${id.get(resolve(dirname(file), spec))}()` : builtin(spec));
+    const head = mod.imports.map((i) => (i.namespace
+      ? `const ${i.namespace} = ${target(i.from)};`
+      : `const { ${i.names.map(([imported, local]) => (imported === local ? local : `${imported}: ${local}`)).join(', ')} } = ${target(i.from)};`));
+    const body = mod.body.join('\n').replace(DYNAMIC_IMPORT, (whole, _q, spec) => (spec.startsWith('.') ? `Promise.resolve().then(() => ${target(spec)})` : whole));
+    const given = [
+      ...mod.exports.map(([local, exported]) => (local === exported ? local : `${exported}: ${local}`)),
+      ...mod.reexports.flatMap((r) => r.names.map(([imported, exported]) => `${exported}: ${target(r.from)}.${imported}`)),
+    ];
+    parts.push(`// ${relative(root, file)}\nconst ${id.get(file)} = once(() => {\n${head.join('\n')}\n${body}\nreturn { ${given.join(', ')} };\n});`);
+  }
+  const header = [
+    '// Generated by src/build/bundle-hook.mjs from the modules under dist/ (see there why); do not edit.',
+    ...[...builtins].map(([spec, name]) => `import * as ${name} from '${spec}';`),
+    'const once = (run) => { let done = null; return () => (done ??= run()); };',
+  ];
+  const text = `${header.join('\n')}\n${parts.join('\n')}\nexport const { ${names.join(', ')} } = ${id.get(entry)}();\n`;
+  return { text, modules };
+}
+
+/** Writes the bundle to `out`, after checking that each module gives exactly the names the module itself exports. */
+export async function writeBundle(entry, names, out) {
+  const { text, modules } = bundle(entry, names, dirname(out));
+  for (const [file, mod] of modules) {
+    const real = Object.keys(await import(pathToFileURL(file).href)).sort();
+    const ours = [...mod.exports.map(([, e]) => e), ...mod.reexports.flatMap((r) => r.names.map(([, e]) => e))].sort();
+    if (real.join() !== ours.join()) throw new BundleError(`${file}: exports ${real.join(', ')}, the bundle read ${ours.join(', ')}`);
+  }
+  writeFileSync(out, text);
+  const bundled = await import(pathToFileURL(out).href);
+  for (const name of names) if (bundled[name] === undefined) throw new BundleError(`the bundle gives no ${name}`);
+  return modules.size;
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const out = join(DIST, 'hook-bundle.js');
+  try {
+    const count = await writeBundle(join(DIST, 'cli', 'hook.js'), ['runHook'], out);
+    process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules\n`);
+  } catch (err) {
+    process.stderr.write(`bundle-hook: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}

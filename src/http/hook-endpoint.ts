@@ -1,0 +1,61 @@
+// `POST /hooks/claude-code`: Claude Code's HTTP hooks, decided in-process from the catalogue the
+// server holds and watches. It never answers "allow" (no objection is `{}`) and never spawns.
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Core } from '../connection.js';
+import { HookInputError, parseToolEvent } from '../hook/event.js';
+import { claudeDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
+import type { CompiledMode } from '../modes/permissions.js';
+import { BodyTooLarge, readBody, sendJson } from './wire.js';
+
+/** Where the endpoint answers; the MCP endpoint's security checks run before it. */
+export const HOOK_PATH = '/hooks/claude-code';
+
+/** An error answer: any non-2xx makes Claude Code treat the hook as failed (with onFailure "block", the call is blocked). */
+class HookHttpError extends Error {
+  constructor(readonly status: number, message: string) { super(message); }
+}
+
+const NO_OBJECTION = '{}';
+
+/** Answers one hook request; every failure becomes a non-2xx with the reason as {"error": …}. */
+export async function answerHook(core: Core, req: IncomingMessage, res: ServerResponse, url: string, maxBodyBytes: number): Promise<void> {
+  try {
+    sendJson(res, 200, await decide(core, req, url, maxBodyBytes));
+  } catch (err) {
+    // A file field of a known tool that is malformed is the caller's error, found while judging.
+    const status = err instanceof HookHttpError ? err.status : err instanceof HookInputError ? 400 : 500;
+    if (status === 500) core.log.error('hook request failed', err);
+    const headers: Record<string, string> = status === 405 ? { allow: 'POST' } : status === 413 ? { connection: 'close' } : {};
+    sendJson(res, status, JSON.stringify({ error: err instanceof Error ? err.message : String(err) }), headers);
+  }
+}
+
+async function decide(core: Core, req: IncomingMessage, url: string, maxBodyBytes: number): Promise<string> {
+  if (req.method !== 'POST') throw new HookHttpError(405, `${req.method ?? '?'} is not served here; Claude Code POSTs the event`);
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  let text: string;
+  try { text = await readBody(req, maxBodyBytes); } catch (err) {
+    if (err instanceof BodyTooLarge) throw new HookHttpError(413, err.message);
+    throw err;
+  }
+  const event = parseToolEvent(text);
+  const services = await core.services();
+  const catalogue = services.modes.current;
+  const slug = query.get('mode');
+  let mode: CompiledMode | undefined;
+  if (slug !== null) {
+    mode = catalogue.get(slug);
+    if (!mode) throw new HookHttpError(404, `unknown mode "${slug}"; the modes in force: ${catalogue.slugs().join(', ')}`);
+  } else {
+    // Without ?mode=, the mode is the subagent's (an exported agent's name is its slug lower-cased).
+    if (event.agentType === null) return NO_OBJECTION;
+    mode = modeForAgent(catalogue.modes, event.agentType);
+    if (!mode) {
+      const unknowable = await unknowableAgent(catalogue, event.agentType);
+      if (unknowable !== null) throw new HookHttpError(503, unknowable);
+      return NO_OBJECTION;
+    }
+  }
+  const verdict = judgeEvent(mode, event, services.projectRoot);
+  return verdict.deny ? JSON.stringify(claudeDenial(verdict.reason)) : NO_OBJECTION;
+}

@@ -1,0 +1,190 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { hookProject } from './hook-rig.js';
+import { runCli, type CliRun } from './cli-run.js';
+
+/** The hook rig's project plus a mode whose slug has capitals (Roo allows them) and no edit group. */
+const project = (t: { after(fn: () => void): void }): { root: string; env: Record<string, string> } => hookProject(t, [
+  '  - slug: Reviewer',
+  '    name: Reviewer',
+  '    roleDefinition: You review.',
+  '    groups: [read]',
+]);
+
+/** A PreToolUse event as Claude Code and VS Code send it. */
+const claude = (root: string, tool_name: string, tool_input: Record<string, unknown>, extra: Record<string, unknown> = {}): string => JSON.stringify({
+  session_id: 's1', cwd: root, hook_event_name: 'PreToolUse', tool_name, tool_input, ...extra,
+});
+
+/** Cursor's preToolUse event: its own event name, workspace roots, no cwd at the top. */
+const cursor = (root: string, tool_name: string, tool_input: Record<string, unknown>): string => JSON.stringify({
+  conversation_id: 'c1', generation_id: 'g1', hook_event_name: 'preToolUse', workspace_roots: [root],
+  cursor_version: '2.0.77', tool_name, tool_input,
+});
+
+const claudeReason = (r: CliRun): string => {
+  assert.equal(r.code, 0, r.stderr);
+  const out = JSON.parse(r.stdout) as { hookSpecificOutput: { hookEventName: string; permissionDecision: string; permissionDecisionReason: string } };
+  assert.equal(out.hookSpecificOutput.permissionDecision, 'deny');
+  return out.hookSpecificOutput.permissionDecisionReason;
+};
+
+const noObjection = (r: CliRun, what: string): void => {
+  assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+  assert.equal(r.stdout, '', what);
+  assert.equal(r.stderr, '', what);
+};
+
+test('VS Code’s own tool names and camelCase paths are judged; tools it does not know pass untouched', async (t) => {
+  const { root, env } = project(t);
+  const hook = (input: string): Promise<CliRun> => runCli(['hook', 'claude-code', '--mode', 'architect'], { env, input });
+  // VS Code runs settings hooks on every tool: a terminal in a mode without `command` is refused...
+  assert.match(claudeReason(await hook(claude(root, 'run_in_terminal', { command: 'ls', explanation: 'list', isBackground: false }))), /"command" group/);
+  // ...an edit is judged on its camelCase filePath, each replacement's file included...
+  assert.match(claudeReason(await hook(claude(root, 'create_file', { filePath: join(root, 'src', 'a.ts'), content: '' }))), /Got: src\/a\.ts/);
+  assert.match(claudeReason(await hook(claude(root, 'replace_string_in_file', { filePath: join(root, 'src', 'b.ts'), oldString: 'a', newString: 'b' }))), /src\/b\.ts/);
+  assert.match(claudeReason(await hook(claude(root, 'multi_replace_string_in_file', {
+    replacements: [{ filePath: join(root, 'plan.md'), oldString: 'a', newString: 'b' }, { filePath: join(root, 'src', 'c.ts'), oldString: 'a', newString: 'b' }],
+  }))), /src\/c\.ts/);
+  noObjection(await hook(claude(root, 'create_file', { filePath: join(root, 'plan.md'), content: '' })), 'create_file on Markdown');
+  noObjection(await hook(claude(root, 'read_file', { filePath: join(root, 'src', 'a.ts'), startLine: 1, endLine: 9 })), 'read_file');
+  // ...and a tool no agent is known to call gets no decision, whatever its input looks like.
+  for (const input of [
+    claude(root, 'vscode_somethingNew', { path: { not: 'a string' }, files: 'nope' }),
+    claude(root, 'copilot_frobnicate', {}),
+    claude(root, 'mcp__github', {}),
+  ]) noObjection(await hook(input), input);
+});
+
+test('Cursor’s preToolUse: hook cursor answers in Cursor’s words; claude-code answers a Cursor-shaped event so Cursor blocks too', async (t) => {
+  const { root, env } = project(t);
+  const run = (target: string, input: string, slug = 'architect'): Promise<CliRun> => runCli(['hook', target, '--mode', slug], { env, input });
+  const write = cursor(root, 'Write', { file_path: join(root, 'src', 'a.ts'), content: 'x' });
+
+  const denied = await run('cursor', write);
+  assert.equal(denied.code, 2, 'a refusal exits 2, which Cursor treats as a block even without reading stdout');
+  const out = JSON.parse(denied.stdout) as Record<string, string>;
+  assert.deepEqual(Object.keys(out).sort(), ['agent_message', 'permission', 'user_message']);
+  assert.equal(out.permission, 'deny');
+  assert.match(out.agent_message!, /architect.*\\\.md\$.*src\/a\.ts/);
+  assert.match(denied.stderr, /src\/a\.ts/);
+
+  // No objection: exit 0 and an empty object, valid JSON that decides nothing (never "allow").
+  for (const [input, what] of [
+    [cursor(root, 'Write', { file_path: join(root, 'notes.md'), content: 'x' }), 'Write on Markdown'],
+    [cursor(root, 'Read', { file_path: join(root, 'src', 'a.ts') }), 'Read'],
+    [cursor(root, 'SomeNewCursorTool', { target: 42 }), 'an unknown tool'],
+  ] as const) {
+    const r = await run('cursor', input);
+    assert.equal(r.code, 0, `${what}: ${r.stderr}`);
+    assert.equal(r.stdout, '{}\n', what);
+  }
+  const shell = await run('cursor', cursor(root, 'Shell', { command: 'rm -rf /', cwd: root }));
+  assert.equal(shell.code, 2);
+  assert.match(JSON.parse(shell.stdout).agent_message, /"command" group/);
+  // Cursor names MCP tools MCP:<tool>: refused in a mode without the mcp group, left alone in one with it.
+  const mcp = await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'docs-writer');
+  assert.equal(mcp.code, 2);
+  assert.match(JSON.parse(mcp.stdout).agent_message, /MCP:create_issue is an MCP tool\. .*"mcp" group/);
+  assert.equal((await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'code')).stdout, '{}\n');
+  const del = await run('cursor', cursor(root, 'Delete', { target_file: join(root, 'src', 'a.ts') }), 'docs-writer');
+  assert.equal(del.code, 2);
+  assert.match(del.stdout, /\^docs\//);
+
+  // Cursor's third-party hooks run .claude/settings.json entries with Cursor's payload: the
+  // claude-code hook answers with both shapes and exit 2.
+  const thirdParty = await run('claude-code', write);
+  assert.equal(thirdParty.code, 2);
+  const both = JSON.parse(thirdParty.stdout) as { permission: string; hookSpecificOutput: { permissionDecision: string } };
+  assert.equal(both.permission, 'deny');
+  assert.equal(both.hookSpecificOutput.permissionDecision, 'deny');
+  noObjection(await run('claude-code', cursor(root, 'Read', { file_path: join(root, 'a.ts') })), 'Cursor Read through claude-code');
+
+  // Arguments sent as a JSON string (Cursor's shape for an MCP tool) are read like an object.
+  assert.equal((await run('cursor', JSON.stringify({ hook_event_name: 'preToolUse', workspace_roots: [root], tool_name: 'Write', tool_input: JSON.stringify({ file_path: join(root, 'src', 'b.ts') }) }))).code, 2);
+
+  // Its own errors still fail closed, with nothing on stdout.
+  for (const [args, input, why] of [
+    [['--mode', 'architect'], '{"hook_event_name":"preToolUse"', /not JSON/],
+    [['--mode', 'architect'], JSON.stringify({ hook_event_name: 'preToolUse', tool_name: 'Write', tool_input: 'not json' }), /tool_input must be a JSON object/],
+    [['--mode', 'no-such-mode'], write, /unknown mode "no-such-mode"/],
+    [['--by-agent'], write, /hook cursor takes --mode/],
+    [[], write, /--mode is required/],
+  ] as const) {
+    const r = await runCli(['hook', 'cursor', ...args], { env, input });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
+    assert.equal(r.stdout, '');
+    assert.match(r.stderr, why);
+  }
+  // A byte-order mark (Cursor's CLI on Windows) is not a malformed event.
+  assert.equal((await run('cursor', `\ufeff${write}`)).code, 2);
+  assert.equal((await run('cursor', `\ufeff${cursor(root, 'Read', { file_path: join(root, 'a.ts') })}`)).stdout, '{}\n');
+});
+
+test('OpenCode’s tool names (sent by the generated plugin in a Claude-shaped event) are judged like the others', async (t) => {
+  const { root, env } = project(t);
+  const hook = (input: string, slug = 'docs-writer'): Promise<CliRun> => runCli(['hook', 'claude-code', '--mode', slug], { env, input });
+  assert.match(claudeReason(await hook(claude(root, 'write', { filePath: join(root, 'README.md'), content: '' }))), /\^docs\//);
+  assert.match(claudeReason(await hook(claude(root, 'edit', { filePath: join(root, 'src', 'x.ts'), oldString: 'a', newString: 'b' }))), /\^docs\//);
+  assert.match(claudeReason(await hook(claude(root, 'bash', { command: 'ls' }))), /"command" group/);
+  noObjection(await hook(claude(root, 'write', { filePath: join(root, 'docs', 'guide.md'), content: '' })), 'write under docs/');
+  noObjection(await hook(claude(root, 'todowrite', { todos: [] })), 'todowrite');
+});
+
+test('current Claude Code tool names are judged and the old ones still understood', async (t) => {
+  const { root, env } = project(t);
+  const hook = (input: string, slug: string): Promise<CliRun> => runCli(['hook', 'claude-code', '--mode', slug], { env, input });
+  assert.match(claudeReason(await hook(claude(root, 'PowerShell', { command: 'dir' }), 'ask')), /"command" group/);
+  assert.match(claudeReason(await hook(claude(root, 'NotebookEdit', { notebook_path: join(root, 'n.ipynb'), new_source: '' }), 'docs-writer')), /\^docs\//);
+  assert.match(claudeReason(await hook(claude(root, 'MultiEdit', { file_path: join(root, 'src', 'a.ts'), edits: [{ old_string: 'a', new_string: 'b' }] }), 'architect')), /src\/a\.ts/);
+  noObjection(await hook(claude(root, 'LSP', { operation: 'hover', filePath: join(root, 'src', 'a.ts'), line: 1, character: 1 }), 'ask'), 'LSP reads');
+  noObjection(await hook(claude(root, 'Agent', { description: 'd', prompt: 'p', subagent_type: 'Explore' }), 'ask'), 'Agent');
+  noObjection(await hook(claude(root, 'Task', { description: 'd', prompt: 'p' }), 'ask'), 'Task (the old name of Agent)');
+  noObjection(await hook(claude(root, 'EnterWorktree', {}), 'ask'), 'a tool with no Roo counterpart');
+});
+
+test('hook claude-code --by-agent takes the mode from agent_type and stays out of every other call', async (t) => {
+  const { root, env } = project(t);
+  const hook = (input: string, args: string[] = ['--by-agent']): Promise<CliRun> => runCli(['hook', 'claude-code', ...args], { env, input });
+  const outside = { file_path: join(root, 'src', 'a.ts'), content: '' };
+  assert.match(claudeReason(await hook(claude(root, 'Write', outside, { agent_id: 'a1', agent_type: 'docs-writer' }))), /docs-writer.*\^docs\//);
+  // An exported agent's name is the slug lower-cased: "reviewer" is the Reviewer mode, which has no edit group.
+  assert.match(claudeReason(await hook(claude(root, 'Write', outside, { agent_id: 'a2', agent_type: 'reviewer' }))), /"edit" group/);
+  assert.match(claudeReason(await hook(claude(root, 'Bash', { command: 'ls' }, { agent_id: 'a3', agent_type: 'architect' }))), /"command" group/);
+  noObjection(await hook(claude(root, 'Write', { file_path: join(root, 'docs', 'a.md'), content: '' }, { agent_id: 'a1', agent_type: 'docs-writer' })), 'inside the pattern');
+  noObjection(await hook(claude(root, 'Write', outside)), 'the main session (no agent_type)');
+  noObjection(await hook(claude(root, 'Write', outside, { agent_id: 'a4', agent_type: 'Explore' })), 'Claude Code’s own subagent');
+  noObjection(await hook(claude(root, 'Write', outside, { agent_id: 'a5', agent_type: 'general-purpose' })), 'a subagent no mode exports');
+  // --mode and --agent keep working beside it.
+  assert.match(claudeReason(await hook(claude(root, 'Write', outside, { agent_type: 'x' }), ['--mode', 'architect'])), /architect/);
+  noObjection(await hook(claude(root, 'Write', outside, { agent_type: 'x' }), ['--mode', 'architect', '--agent', 'architect']), '--agent for another subagent');
+  for (const [args, why] of [[['--by-agent', '--mode', 'architect'], /exclude each other/], [['--by-agent', '--agent', 'x'], /drop --agent/]] as const) {
+    const r = await hook(claude(root, 'Write', outside, { agent_type: 'docs-writer' }), [...args]);
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, why);
+  }
+});
+
+test('hook --by-agent fails closed while a mode file that may define the subagent cannot be read', async (t) => {
+  const { root, env } = project(t);
+  writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    groups: [read\n');
+  const input = claude(root, 'Write', { file_path: join(root, 'src', 'a.ts'), content: '' }, { agent_type: 'docs-writer' });
+  const r = await runCli(['hook', 'claude-code', '--by-agent'], { env, input });
+  assert.equal(r.code, 2);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /cannot tell whether subagent "docs-writer" is an exported mode: .*\.roomodes:\d+/);
+  // A subagent the broken file cannot name is still none of the hook's business.
+  noObjection(await runCli(['hook', 'claude-code', '--by-agent'], { env, input: claude(root, 'Write', { file_path: join(root, 'a.ts') }, { agent_type: 'Explore' }) }), 'Explore');
+});
+
+test('the build ships the hook as one file that loads no module of its own beside it', async () => {
+  const { readFileSync } = await import('node:fs');
+  const { MAIN } = await import('./harness.js');
+  const bundle = readFileSync(join(MAIN, '..', 'hook-bundle.js'), 'utf8');
+  assert.doesNotMatch(bundle, /^import .* from '\.{1,2}\//m, 'no static import of another dist module');
+  assert.doesNotMatch(bundle, /\bimport\(['"]\.{1,2}\//, 'no lazy import of another dist module either');
+  // The regex limits are set when the bundle loads, as when the modules load one by one.
+  assert.match(bundle, /setFlagsFromString\('--enable-experimental-regexp-engine-on-excessive-backtracks'\)/);
+});

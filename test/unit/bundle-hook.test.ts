@@ -1,0 +1,62 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pathToFileURL } from 'node:url';
+// @ts-expect-error: a build script in plain JavaScript, without type declarations
+import { BundleError, writeBundle } from '../../src/build/bundle-hook.mjs';
+
+/** Writes `files` (path → text) into a fresh folder; returns it. */
+function tree(t: { after(fn: () => void): void }, files: Record<string, string>): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rms-bundle-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  for (const [path, text] of Object.entries(files)) {
+    mkdirSync(join(dir, path, '..'), { recursive: true });
+    writeFileSync(join(dir, path), text);
+  }
+  return dir;
+}
+
+test('the bundle behaves as its modules: order of evaluation, one instance each, lazy imports, renames and re-exports', async (t) => {
+  const dir = tree(t, {
+    'log.js': "export const seen = [];\nexport function note(x) { seen.push(x); }\n",
+    'a/err.js': "import { note } from '../log.js';\nnote('err');\nexport class Oops extends Error {}\n",
+    'a/lazy.js': "import { Oops } from './err.js';\nimport { note } from '../log.js';\nnote('lazy');\nexport function boom() { throw new Oops('x'); }\n",
+    'a/mid.js': "import { note as mark } from '../log.js';\nimport * as err from './err.js';\nmark('mid');\nexport { Oops } from './err.js';\nexport const Err = err.Oops;\n",
+    'entry.js': [
+      "import { seen, note } from './log.js';",
+      "import { Err, Oops } from './a/mid.js';",
+      "note('entry');",
+      'export async function run() {',
+      "  const { boom } = await import('./a/lazy.js');",
+      '  try { boom(); } catch (e) { return { same: Err === Oops, caught: e instanceof Oops, seen: [...seen] }; }',
+      '}',
+      '',
+    ].join('\n'),
+  });
+  const out = join(dir, 'bundle.js');
+  assert.equal(await writeBundle(join(dir, 'entry.js'), ['run'], out), 5);
+  const text = readFileSync(out, 'utf8');
+  assert.doesNotMatch(text, /from '\.\//);
+  const bundled = await import(pathToFileURL(out).href);
+  const direct = await import(pathToFileURL(join(dir, 'entry.js')).href);
+  const ours = await bundled.run();
+  assert.deepEqual(ours, { same: true, caught: true, seen: ['err', 'mid', 'entry', 'lazy'] });
+  assert.deepEqual(ours, await direct.run());
+});
+
+test('the bundler refuses what it cannot carry over faithfully', async (t) => {
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ 'entry.js': "import { b } from './b.js';\nexport const a = 1;\n", 'b.js': "import { a } from './entry.js';\nexport const b = 2;\n" }, /import cycle: entry\.js → b\.js → entry\.js/],
+    [{ 'entry.js': 'export default 1;\n' }, /unsupported export/],
+    [{ 'entry.js': "import x from './b.js';\nexport const a = x;\n", 'b.js': 'export const b = 1;\n' }, /unsupported import/],
+    [{ 'entry.js': 'export const here = import.meta.url;\n' }, /import\.meta/],
+    [{ 'entry.js': 'export const a = 1, b = 2;\n' }, /one export per declaration/],
+    [{ 'entry.js': "import { x } from 'some-package';\nexport const a = x;\n" }, /package import/],
+  ];
+  for (const [files, why] of cases) {
+    const dir = tree(t, files);
+    await assert.rejects(writeBundle(join(dir, 'entry.js'), ['a'], join(dir, 'bundle.js')), (err: unknown) => err instanceof BundleError && why.test((err as Error).message), String(why));
+  }
+});
