@@ -19,6 +19,13 @@ export interface HookIo {
 /** A Write of a large file carries its whole content; past this the event is refused unread. */
 const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
+/**
+ * Cursor's "no objection". With `failClosed`, Cursor has been seen to block on an answer that
+ * carries no decision (empty output), so the hook says allow; Cursor's own approvals still apply
+ * after a hook's allow (only its deny is final), so this never skips a prompt the user would see.
+ */
+const CURSOR_NO_OBJECTION = `${JSON.stringify({ permission: 'allow' })}\n`;
+
 const USAGE = `Usage: roo-modes-server hook claude-code (--mode SLUG | --by-agent) [options]
        roo-modes-server hook cursor --mode SLUG [options]
 
@@ -32,7 +39,7 @@ and Cursor's third-party hooks send it (their own tool names, camelCase filePath
                  (a Cursor-shaped event gets Cursor's answer, below)
   cannot judge   exit 2, reason on stderr (malformed input, an unknown mode, any failure)
 cursor answers Cursor's preToolUse event (use it with "failClosed": true in .cursor/hooks.json):
-  no objection   exit 0, {} on stdout
+  no objection   exit 0, {"permission":"allow"} on stdout (Cursor still asks where it would)
   refused        exit 2, {"permission":"deny","user_message":…,"agent_message":…} on stdout
                  and the reason on stderr
   cannot judge   exit 2, reason on stderr, nothing on stdout
@@ -111,7 +118,7 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
     throw err;
   }
   const cursor = args.target === 'cursor' || event.host === 'cursor';
-  const none = (): number => { if (args.target === 'cursor') io.out('{}\n'); return 0; };
+  const none = (): number => { if (args.target === 'cursor') io.out(CURSOR_NO_OBJECTION); return 0; };
   if (args.agent !== undefined && event.agentType !== args.agent) return none();
   if (args.byAgent && event.agentType === null) return none();
   const env = io.env;

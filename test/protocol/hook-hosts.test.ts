@@ -79,7 +79,7 @@ test('Cursor’s preToolUse: hook cursor answers in Cursor’s words; claude-cod
   ] as const) {
     const r = await run('cursor', input);
     assert.equal(r.code, 0, `${what}: ${r.stderr}`);
-    assert.equal(r.stdout, '{}\n', what);
+    assert.equal(r.stdout, '{"permission":"allow"}\n', what);
   }
   const shell = await run('cursor', cursor(root, 'Shell', { command: 'rm -rf /', cwd: root }));
   assert.equal(shell.code, 2);
@@ -88,7 +88,7 @@ test('Cursor’s preToolUse: hook cursor answers in Cursor’s words; claude-cod
   const mcp = await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'docs-writer');
   assert.equal(mcp.code, 2);
   assert.match(JSON.parse(mcp.stdout).agent_message, /MCP:create_issue is an MCP tool\. .*"mcp" group/);
-  assert.equal((await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'code')).stdout, '{}\n');
+  assert.equal((await run('cursor', cursor(root, 'MCP:create_issue', { title: 't' }), 'code')).stdout, '{"permission":"allow"}\n');
   const del = await run('cursor', cursor(root, 'Delete', { target_file: join(root, 'src', 'a.ts') }), 'docs-writer');
   assert.equal(del.code, 2);
   assert.match(del.stdout, /\^docs\//);
@@ -120,7 +120,7 @@ test('Cursor’s preToolUse: hook cursor answers in Cursor’s words; claude-cod
   }
   // A byte-order mark (Cursor's CLI on Windows) is not a malformed event.
   assert.equal((await run('cursor', `\ufeff${write}`)).code, 2);
-  assert.equal((await run('cursor', `\ufeff${cursor(root, 'Read', { file_path: join(root, 'a.ts') })}`)).stdout, '{}\n');
+  assert.equal((await run('cursor', `\ufeff${cursor(root, 'Read', { file_path: join(root, 'a.ts') })}`)).stdout, '{"permission":"allow"}\n');
 });
 
 test('OpenCode’s tool names (sent by the generated plugin in a Claude-shaped event) are judged like the others', async (t) => {
