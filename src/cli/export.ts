@@ -13,6 +13,10 @@ import { vscodeAgent } from '../export/vscode.js';
 import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
 import { SETTINGS_FILE, mergeHooks } from '../export/settings.js';
+import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/cursor-hooks.js';
+import { PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
+import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
+import { mergeJsonFile } from './merge-json-file.js';
 import { expandHome, readFlags } from './flags.js';
 
 export interface ExportIo {
@@ -27,7 +31,7 @@ export interface ExportIo {
 const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => TargetOutput>> = {
   'claude-code': claudeCodeAgent,
   vscode: vscodeAgent,
-  cursor: (m) => cursorRule(m),
+  cursor: (m, ctx) => cursorRule(m, ctx.enforce),
   opencode: openCodeAgent('.opencode'),
   kilo: openCodeAgent('.kilo'),
 };
@@ -51,17 +55,26 @@ Writes the modes in force (built-in, global, project) as the other agent's files
   --dry-run             print what would be written; write nothing
   --lossy               (opencode, kilo) write "ask" where a fileRegex has no exact glob
   --settings            (claude-code) also add the hooks to .claude/settings.json (backed up)
+  --enforce SLUG        (cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json
+                        (merged, backed up). Cursor tells a hook no rule or mode, so it holds in
+                        every agent chat of the project; one mode at a time
+  --plugin              (opencode, kilo) also write .opencode/plugins/roo-modes.js or
+                        .kilo/plugin/roo-modes.js: asks the hook before each call of an exported
+                        agent and blocks when refused or when no answer can be had
   -h, --help            this text
 Exit status: 0 done, 1 something was refused or could not be written, 2 bad usage.
+
+Enforcement elsewhere:
+${NO_TARGET.map((l) => `  ${l}`).join('\n')}
 `;
 
 interface ExportArgs {
   help: boolean; to?: string; modes: string[]; out?: string; projectRoot?: string; configDir?: string;
-  force: boolean; dryRun: boolean; lossy: boolean; settings: boolean;
+  force: boolean; dryRun: boolean; lossy: boolean; settings: boolean; enforce?: string; plugin: boolean;
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs | string {
-  const f = readFlags(argv, ['-h', '--help', '--force', '--dry-run', '--lossy', '--settings'], ['--to', '--mode', '--out', '--project-root', '--config-dir']);
+  const f = readFlags(argv, ['-h', '--help', '--force', '--dry-run', '--lossy', '--settings', '--plugin'], ['--to', '--mode', '--out', '--project-root', '--config-dir', '--enforce']);
   if (typeof f === 'string') return f;
   if (f.rest.length > 0) return `unexpected argument ${f.rest[0]}`;
   const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
@@ -69,11 +82,16 @@ function parseArgs(argv: readonly string[]): ExportArgs | string {
     help: f.own.has('-h') || f.own.has('--help'), modes: f.all.get('--mode') ?? [],
     force: f.own.has('--force'), dryRun: f.own.has('--dry-run'), lossy: f.own.has('--lossy'), settings: f.own.has('--settings'),
     to: v('--to'), out: v('--out'), projectRoot: v('--project-root'), configDir: v('--config-dir'),
+    enforce: v('--enforce'), plugin: f.own.has('--plugin'),
   };
   if (!a.help && a.to === undefined) return '--to is required';
   if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
   if (a.settings && a.to !== 'claude-code') return '--settings goes with --to claude-code';
   if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
+  if (a.plugin && a.to !== 'opencode' && a.to !== 'kilo') return '--plugin goes with --to opencode or kilo';
+  if (a.enforce !== undefined && a.to !== 'cursor') return '--enforce goes with --to cursor';
+  if (a.enforce !== undefined && (f.all.get('--enforce')?.length ?? 0) > 1) return '--enforce takes one mode: Cursor runs every hook on every call, so two would hold each chat to both modes';
+  if (a.enforce !== undefined && a.modes.length > 0 && !a.modes.includes(a.enforce)) return `--enforce ${a.enforce} names a mode this export leaves out; add --mode ${a.enforce}`;
   return a;
 }
 
@@ -98,12 +116,15 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const unknown = args.modes.filter((s) => !catalogue.get(s));
   if (unknown.length > 0) { io.err(`export: unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
   const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!) : [...catalogue.modes];
-  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: io.entryCommand, lossy: args.lossy };
+  if (args.enforce !== undefined && !catalogue.get(args.enforce)) { io.err(`export: unknown mode ${args.enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
+  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: io.entryCommand, lossy: args.lossy, enforce: args.enforce };
 
   // A broken mode file is reported, not fatal: its good modes (and the others) still export.
   const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
   let failed = false;
   const seen = new Map<string, string>();
+  /** Agent name → slug of each agent file produced, for --plugin. */
+  const agents = new Map<string, string>();
   for (const mode of modes) {
     const result = TARGETS[target]!(await prepareMode(mode, ctx), ctx);
     for (const l of result.lost) report.push(`  not carried over (${mode.slug}): ${l}`);
@@ -115,9 +136,21 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     const clash = seen.get(result.path);
     if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash} both become ${result.path}`); failed = true; continue; }
     seen.set(result.path, mode.slug);
+    agents.set(mode.slug, mode.slug);
     failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
   }
   if (args.settings) failed = !(await settings(outDir, modes.filter((m) => m.compiled.edit).map((m) => m.slug), ctx, args, io, report)) || failed;
+  if (args.enforce !== undefined) {
+    const merged = await mergeJsonFile(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, cursorHookEntry(ctx, args.enforce!)), `preToolUse hook for mode ${args.enforce}`, args.dryRun);
+    if (merged.preview !== undefined) io.out(`==> ${join(outDir, CURSOR_HOOKS_FILE)} <==\n${merged.preview}\n`);
+    report.push(`  ${merged.line}`);
+    failed = !merged.ok || failed;
+  }
+  if (args.plugin && agents.size > 0) {
+    const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
+    failed = !(await place(join(outDir, path), openCodePlugin(agents, ctx), args, io, report)) || failed;
+  }
+  for (const note of enforcementNotes(target, { enforce: args.enforce, plugin: args.plugin && agents.size > 0 })) report.push(`  enforcement: ${note}`);
   io.out(`export --to ${target} (${modes.length} mode${modes.length === 1 ? '' : 's'}) into ${outDir}:\n${report.join('\n')}\n`);
   return failed ? 1 : 0;
 }
