@@ -61,6 +61,8 @@ Writes the modes in force (built-in, global, project) as the other agent's files
   --plugin              (opencode, kilo) also write .opencode/plugins/roo-modes.js or
                         .kilo/plugin/roo-modes.js: asks the hook before each call of an exported
                         agent and blocks when refused or when no answer can be had
+  --plugin-url URL      (with --plugin) ask serve --http's endpoint instead of starting the hook,
+                        e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)
   -h, --help            this text
 Exit status: 0 done, 1 something was refused or could not be written, 2 bad usage.
 
@@ -70,11 +72,11 @@ ${NO_TARGET.map((l) => `  ${l}`).join('\n')}
 
 interface ExportArgs {
   help: boolean; to?: string; modes: string[]; out?: string; projectRoot?: string; configDir?: string;
-  force: boolean; dryRun: boolean; lossy: boolean; settings: boolean; enforce?: string; plugin: boolean;
+  force: boolean; dryRun: boolean; lossy: boolean; settings: boolean; enforce?: string; plugin: boolean; pluginUrl?: string;
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs | string {
-  const f = readFlags(argv, ['-h', '--help', '--force', '--dry-run', '--lossy', '--settings', '--plugin'], ['--to', '--mode', '--out', '--project-root', '--config-dir', '--enforce']);
+  const f = readFlags(argv, ['-h', '--help', '--force', '--dry-run', '--lossy', '--settings', '--plugin'], ['--to', '--mode', '--out', '--project-root', '--config-dir', '--enforce', '--plugin-url']);
   if (typeof f === 'string') return f;
   if (f.rest.length > 0) return `unexpected argument ${f.rest[0]}`;
   const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
@@ -82,7 +84,7 @@ function parseArgs(argv: readonly string[]): ExportArgs | string {
     help: f.own.has('-h') || f.own.has('--help'), modes: f.all.get('--mode') ?? [],
     force: f.own.has('--force'), dryRun: f.own.has('--dry-run'), lossy: f.own.has('--lossy'), settings: f.own.has('--settings'),
     to: v('--to'), out: v('--out'), projectRoot: v('--project-root'), configDir: v('--config-dir'),
-    enforce: v('--enforce'), plugin: f.own.has('--plugin'),
+    enforce: v('--enforce'), plugin: f.own.has('--plugin'), pluginUrl: v('--plugin-url'),
   };
   if (!a.help && a.to === undefined) return '--to is required';
   if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
@@ -90,6 +92,8 @@ function parseArgs(argv: readonly string[]): ExportArgs | string {
   if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
   if (a.plugin && a.to !== 'opencode' && a.to !== 'kilo') return '--plugin goes with --to opencode or kilo';
   if (a.enforce !== undefined && a.to !== 'cursor') return '--enforce goes with --to cursor';
+  if (a.pluginUrl !== undefined && !a.plugin) return '--plugin-url goes with --plugin';
+  if (a.pluginUrl !== undefined && !/^https?:\/\/[^/?#]+\/[^?#]*$/.test(a.pluginUrl)) return `--plugin-url ${a.pluginUrl} is not an http(s) URL with a path and no query, such as http://127.0.0.1:3000/hooks/claude-code`;
   if (a.enforce !== undefined && (f.all.get('--enforce')?.length ?? 0) > 1) return '--enforce takes one mode: Cursor runs every hook on every call, so two would hold each chat to both modes';
   if (a.enforce !== undefined && a.modes.length > 0 && !a.modes.includes(a.enforce)) return `--enforce ${a.enforce} names a mode this export leaves out; add --mode ${a.enforce}`;
   return a;
@@ -148,7 +152,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   }
   if (args.plugin && agents.size > 0) {
     const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
-    failed = !(await place(join(outDir, path), openCodePlugin(agents, ctx), args, io, report)) || failed;
+    failed = !(await place(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }), args, io, report)) || failed;
   }
   for (const note of enforcementNotes(target, { enforce: args.enforce, plugin: args.plugin && agents.size > 0 })) report.push(`  enforcement: ${note}`);
   io.out(`export --to ${target} (${modes.length} mode${modes.length === 1 ? '' : 's'}) into ${outDir}:\n${report.join('\n')}\n`);

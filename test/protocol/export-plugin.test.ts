@@ -3,6 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MAIN, REPO, tempDir } from './harness.js';
@@ -61,10 +63,10 @@ function launcherOnPath(t: Ctx, body = `exec "${process.execPath}" "${MAIN}" "$@
 }
 
 /** Writes the plugin into the project as the export does, with the portable launcher, and loads it. */
-async function loadPlugin(root: string, name = 'roo-modes.js'): Promise<Hooks> {
+async function loadPlugin(root: string, name = 'roo-modes.js', url?: string): Promise<Hooks> {
   const file = join(root, '.opencode', 'plugins', name);
   mkdirSync(join(root, '.opencode', 'plugins'), { recursive: true });
-  writeFileSync(file, openCodePlugin(new Map([['docs-writer', 'docs-writer'], ['builder', 'builder']]), { entryCommand: ['roo-modes-server'] }));
+  writeFileSync(file, openCodePlugin(new Map([['docs-writer', 'docs-writer'], ['builder', 'builder']]), { entryCommand: ['roo-modes-server'], url }));
   const mod = await import(pathToFileURL(file).href) as { RooModesPlugin(input: { directory: string }): Promise<Hooks> };
   return mod.RooModesPlugin({ directory: root });
 }
@@ -90,7 +92,7 @@ test('export --plugin writes the plugin for the agents it wrote, holding no path
   const modes = JSON.parse(/const MODES = (\{[\s\S]*?\});/.exec(text)![1]!) as Record<string, string>;
   assert.deepEqual(modes, { builder: 'builder', 'docs-writer': 'docs-writer' }, 'the refused mode has no agent, so it is not judged');
   // Beside the launcher words the export was given (--hook-command), nothing names a place here.
-  const rest = text.replace(/^const LAUNCHER = .*$/m, '').replace(/asks `[^`]*`/, '');
+  const rest = text.replace(/^const LAUNCHER = .*$/m, '').replace(/^\/\/ Before each .*$/m, '');
   for (const place of [root, env.HOME!, REPO.replace(/\/$/, '')]) assert.ok(!rest.includes(place), `the plugin names ${place}`);
 
   const kilo = await runCli(['export', '--to', 'kilo', '--plugin', '--mode', 'docs-writer'], { env, cwd: root });
@@ -101,9 +103,21 @@ test('export --plugin writes the plugin for the agents it wrote, holding no path
   const again = await runCli(['export', '--to', 'kilo', '--plugin', '--mode', 'docs-writer'], { env, cwd: root });
   assert.match(again.stdout, /unchanged: .*\.kilo\/plugin\/roo-modes\.js/);
 
-  const wrong = await runCli(['export', '--to', 'cursor', '--plugin'], { env, cwd: root });
-  assert.equal(wrong.code, 2);
-  assert.match(wrong.stderr, /--plugin goes with --to opencode or kilo/);
+  const url = 'http://127.0.0.1:3000/hooks/claude-code';
+  const http = await runCli(['export', '--to', 'opencode', '--plugin', '--plugin-url', url, '--mode', 'docs-writer', '--out', join(root, 'http')], { env, cwd: root });
+  assert.equal(http.code, 0, http.stdout + http.stderr);
+  assert.match(readFileSync(join(root, 'http', '.opencode', 'plugins', 'roo-modes.js'), 'utf8'), new RegExp(`^const ENDPOINT = "${url}";$`, 'm'));
+
+  for (const [args, why] of [
+    [['--to', 'cursor', '--plugin'], /--plugin goes with --to opencode or kilo/],
+    [['--to', 'opencode', '--plugin-url', url], /--plugin-url goes with --plugin/],
+    [['--to', 'opencode', '--plugin', '--plugin-url', 'file:///tmp/x'], /is not an http\(s\) URL/],
+    [['--to', 'opencode', '--plugin', '--plugin-url', `${url}?mode=docs-writer`], /with a path and no query/],
+  ] as const) {
+    const wrong = await runCli(['export', ...args], { env, cwd: root });
+    assert.equal(wrong.code, 2, args.join(' '));
+    assert.match(wrong.stderr, why);
+  }
 });
 
 test('the plugin blocks and allows edits as validate_tool_use does on the path table', async (t) => {
@@ -176,4 +190,57 @@ test('the plugin blocks when no decision can be had: launcher missing, failing o
     await broken['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
     assert.match((await outcome(broken, 'read', { filePath: 'docs/a.md' }))!, why, name);
   }
+});
+
+test('over HTTP the plugin posts the event with the token and blocks on anything but {} or a denial', async (t) => {
+  const { root } = project(t);
+  const seen: { url: string; auth: string | undefined; body: Record<string, unknown> }[] = [];
+  const answers: [number, string][] = [];
+  const server = createServer((req: IncomingMessage, res) => {
+    let body = '';
+    req.setEncoding('utf8').on('data', (c: string) => { body += c; }).on('end', () => {
+      seen.push({ url: req.url ?? '', auth: req.headers.authorization, body: JSON.parse(body) as Record<string, unknown> });
+      const [status, text] = answers.shift()!;
+      res.writeHead(status, { 'content-type': 'application/json' }).end(text);
+    });
+  });
+  await new Promise<void>((ready) => server.listen(0, '127.0.0.1', ready));
+  const port = (server.address() as AddressInfo).port;
+  const before = process.env.ROO_MODES_HTTP_TOKEN;
+  process.env.ROO_MODES_HTTP_TOKEN = 'sekret';
+  t.after(() => { process.env.ROO_MODES_HTTP_TOKEN = before; server.close(); });
+  const hooks = await loadPlugin(root, 'http.js', `http://127.0.0.1:${port}/hooks/claude-code`);
+  await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
+
+  answers.push([200, '{}']);
+  assert.equal(await outcome(hooks, 'edit', { filePath: 'docs/a.md', oldString: 'a', newString: 'b' }), undefined);
+  assert.deepEqual(seen[0], {
+    url: '/hooks/claude-code?mode=docs-writer', auth: 'Bearer sekret',
+    body: { hook_event_name: 'PreToolUse', tool_name: 'edit', tool_input: { filePath: 'docs/a.md', oldString: 'a', newString: 'b' }, cwd: root },
+  });
+  const deny = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Mode docs-writer: not under docs/' } };
+  const cases: [number, string, RegExp][] = [
+    [200, JSON.stringify(deny), /^Mode docs-writer: not under docs\/$/],
+    [500, '{"error":"boom"}', /could not be checked .*: HTTP 500: \{"error":"boom"\}/],
+    [401, '', /HTTP 401$/],
+    [200, 'fine', /unexpected answer: fine/],
+    [200, JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } }), /unexpected answer/],
+    [200, '[]', /unexpected answer: \[\]/],
+  ];
+  for (const [status, text, why] of cases) {
+    answers.push([status, text]);
+    assert.match((await outcome(hooks, 'edit', { filePath: 'src/main.ts' }))!, why, `${status} ${text}`);
+  }
+  assert.equal(seen.length, 1 + cases.length);
+  await new Promise<void>((closed) => { server.close(() => closed()); server.closeAllConnections(); });
+  assert.match((await outcome(hooks, 'read', { filePath: 'docs/a.md' }))!, /blocked: mode docs-writer could not be checked .*cannot reach http:\/\/127\.0\.0\.1:\d+\/hooks\/claude-code: \w+$/);
+
+  // A port nothing listens on (taken, then freed): the connection is refused, and so is the call.
+  const probe = createServer();
+  await new Promise<void>((ready) => probe.listen(0, '127.0.0.1', ready));
+  const free = (probe.address() as AddressInfo).port;
+  await new Promise<void>((closed) => probe.close(() => closed()));
+  const down = await loadPlugin(root, 'down.js', `http://127.0.0.1:${free}/hooks/claude-code`);
+  await down['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
+  assert.match((await outcome(down, 'read', { filePath: 'docs/a.md' }))!, /cannot reach .*: ECONNREFUSED$/);
 });
