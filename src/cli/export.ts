@@ -145,7 +145,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   }
   if (args.settings) failed = !(await settings(outDir, modes.filter((m) => m.compiled.edit).map((m) => m.slug), ctx, args, io, report)) || failed;
   if (args.enforce !== undefined) {
-    const merged = await mergeJsonFile(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, cursorHookEntry(ctx, args.enforce!)), `preToolUse hook for mode ${args.enforce}`, args.dryRun);
+    const merged = await mergeJsonFile(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, cursorHookEntry(ctx, args.enforce!)), `preToolUse hook for mode ${args.enforce}`, args.dryRun ? 'dry-run' : 'write');
     if (merged.preview !== undefined) io.out(`==> ${join(outDir, CURSOR_HOOKS_FILE)} <==\n${merged.preview}\n`);
     report.push(`  ${merged.line}`);
     failed = !merged.ok || failed;

@@ -22,8 +22,11 @@ async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
+/** write; dry-run (show, write nothing); check (write nothing, fail when the file would change). */
+export type MergeMode = 'write' | 'dry-run' | 'check';
+
 /** Applies `merge` to `file` (its text, or '' when absent); `what` names the change in the report. */
-export async function mergeJsonFile(file: string, merge: (text: string) => UpsertOutcome, what: string, dryRun: boolean): Promise<MergeResult> {
+export async function mergeJsonFile(file: string, merge: (text: string) => UpsertOutcome, what: string, mode: MergeMode): Promise<MergeResult> {
   const real = await resolveTarget(file);
   if (typeof real !== 'string') return { ok: false, line: `refused: ${real.refused}` };
   let old: string | null;
@@ -37,8 +40,9 @@ export async function mergeJsonFile(file: string, merge: (text: string) => Upser
   }
   if (!outcome.ok) return { ok: false, line: `refused: cannot edit ${file} safely: ${outcome.reason}` };
   if (old !== null && outcome.text === old) return { ok: true, line: `unchanged: ${file}` };
+  if (mode === 'check') return { ok: false, line: `${old === null ? 'missing' : 'stale'}: ${file} (${what} missing or out of date)` };
   const verb = old === null ? 'write' : 'update';
-  if (dryRun) return { ok: true, line: `would ${verb}: ${file} (${what})`, preview: outcome.text };
+  if (mode === 'dry-run') return { ok: true, line: `would ${verb}: ${file} (${what})`, preview: outcome.text };
   try {
     await mkdir(dirname(real), { recursive: true });
     const saved = old === null ? null : await backup(real);

@@ -56,6 +56,11 @@ export function openCodePlugin(agents: ReadonlyMap<string, string>, how: PluginT
 /** The part of the plugin that does not vary: asking, reading the answer, blocking. */
 const RUNTIME = String.raw`/** The project: this file is <root>/.opencode/plugins/roo-modes.js or <root>/.kilo/plugin/roo-modes.js. */
 const ROOT = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
+/**
+ * A launcher word's placeholders: $CLAUDE_PROJECT_DIR in braces is this project (as Claude Code
+ * fills it in for the same words), any other such name comes from the environment.
+ */
+const expand = (word) => word.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_, name) => (name === 'CLAUDE_PROJECT_DIR' ? ROOT : process.env[name] ?? ''));
 /** Windows runs npm's launchers (.cmd) only through its shell; each word is quoted for it. */
 const WINDOWS = process.platform === 'win32';
 const winWord = (w) => (/^[A-Za-z0-9_.:\\/=@+-]+$/.test(w) ? w : '"' + w + '"');
@@ -63,7 +68,7 @@ const winWord = (w) => (/^[A-Za-z0-9_.:\\/=@+-]+$/.test(w) ? w : '"' + w + '"');
 /** { deny: reason } or { fail: why } or {} (no objection), from the hook's exit and output. */
 function overCommand(slug, event) {
   return new Promise((settle) => {
-    const words = [...LAUNCHER, 'hook', 'claude-code', '--mode', slug, '--project-root', ROOT];
+    const words = [...LAUNCHER.map(expand), 'hook', 'claude-code', '--mode', slug, '--project-root', ROOT];
     const options = { stdio: ['pipe', 'pipe', 'pipe'], windowsHide: true };
     let child;
     try {

@@ -63,10 +63,10 @@ function launcherOnPath(t: Ctx, body = `exec "${process.execPath}" "${MAIN}" "$@
 }
 
 /** Writes the plugin into the project as the export does, with the portable launcher, and loads it. */
-async function loadPlugin(root: string, name = 'roo-modes.js', url?: string): Promise<Hooks> {
+async function loadPlugin(root: string, name = 'roo-modes.js', url?: string, entryCommand = ['roo-modes-server']): Promise<Hooks> {
   const file = join(root, '.opencode', 'plugins', name);
   mkdirSync(join(root, '.opencode', 'plugins'), { recursive: true });
-  writeFileSync(file, openCodePlugin(new Map([['docs-writer', 'docs-writer'], ['builder', 'builder']]), { entryCommand: ['roo-modes-server'], url }));
+  writeFileSync(file, openCodePlugin(new Map([['docs-writer', 'docs-writer'], ['builder', 'builder']]), { entryCommand, url }));
   const mod = await import(pathToFileURL(file).href) as { RooModesPlugin(input: { directory: string }): Promise<Hooks> };
   return mod.RooModesPlugin({ directory: root });
 }
@@ -243,4 +243,19 @@ test('over HTTP the plugin posts the event with the token and blocks on anything
   const down = await loadPlugin(root, 'down.js', `http://127.0.0.1:${free}/hooks/claude-code`);
   await down['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
   assert.match((await outcome(down, 'read', { filePath: 'docs/a.md' }))!, /cannot reach .*: ECONNREFUSED$/);
+});
+
+test('a project-local launcher (${CLAUDE_PROJECT_DIR}/node_modules/.bin/…) is found in the project, not on PATH', async (t) => {
+  const { root } = project(t);
+  const saved = process.env.PATH;
+  t.after(() => { process.env.PATH = saved; });
+  process.env.PATH = tempDir(t, 'rms-plugin-empty-');
+  mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true });
+  const shim = join(root, 'node_modules', '.bin', 'roo-modes-server');
+  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" "$@"\n`);
+  chmodSync(shim, 0o755);
+  const hooks = await loadPlugin(root, 'local.js', undefined, ['${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server']);
+  await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
+  assert.equal(await outcome(hooks, 'write', { filePath: 'docs/new.md', content: 'x' }), undefined);
+  assert.match((await outcome(hooks, 'write', { filePath: 'src/new.ts', content: 'x' }))!, /\^docs\//);
 });
