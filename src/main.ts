@@ -100,7 +100,7 @@ async function main(argv: string[]): Promise<number> {
     case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
     case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
     case 'hook': return (await import('./cli/hook.js')).runHook(rest, { ...io, stdin: readStdin });
-    case 'export': return (await import('./cli/export.js')).runExport(rest, { ...io, entryCommand: self });
+    case 'export': return (await import('./cli/export.js')).runExport(rest, io);
     case 'help':
       if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
       io.out(USAGE);

@@ -1,74 +1,29 @@
 // `roo-modes-server add-to-mcp-config`: adds or updates this server's entry in an MCP client's
-// config file. It never loses another entry, a comment or the old file, and never uses npx.
+// config file. It never loses another entry, a comment or the old file, and never uses npx; a
+// project file (shared through git) never gets a path of this machine.
 
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { homedir } from 'node:os';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
-import { JSONC, JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON, type Dialect } from './jsonc.js';
-import { mergeNestedMember } from './jsonc-edit.js';
+import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../jsonc/read.js';
+import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
+import { mergeNestedMember } from '../jsonc/edit.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
   selfCommand: string[];
-  /** [absolute node path, absolute path of dist/main.js]: what the entry runs. */
+  /** [absolute node path, absolute path of dist/main.js]: what a per-user file's entry runs. */
   entryCommand: string[];
   /** For tests: the OS whose locations apply and the directory standing for the project. */
   platform?: NodeJS.Platform;
   cwd?: string;
 }
-
-type ClientName = 'claude' | 'claude-code' | 'vscode' | 'roo' | 'cursor';
-
-interface Places {
-  home: string;
-  /** The per-user application-data folder (Electron's appData). */
-  appData: string;
-  project: string;
-  join(...parts: string[]): string;
-}
-
-/** Each client's dialect, key and locations: one table. */
-const CLIENTS: Record<ClientName, {
-  label: string;
-  key: string;
-  dialect: Dialect;
-  stdioType: boolean;
-  project?: (p: Places) => string;
-  global: (p: Places) => string;
-}> = {
-  claude: {
-    label: 'Claude Desktop', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
-    global: (p) => p.join(p.appData, 'Claude', 'claude_desktop_config.json'),
-  },
-  // Claude Code: the project's .mcp.json (shared with the team), or the user's ~/.claude.json.
-  'claude-code': {
-    label: 'Claude Code', key: 'mcpServers', dialect: STRICT_JSON, stdioType: true,
-    project: (p) => p.join(p.project, '.mcp.json'),
-    global: (p) => p.join(p.home, '.claude.json'),
-  },
-  vscode: {
-    label: 'VS Code', key: 'servers', dialect: JSONC, stdioType: true,
-    project: (p) => p.join(p.project, '.vscode', 'mcp.json'),
-    global: (p) => p.join(p.appData, 'Code', 'User', 'mcp.json'),
-  },
-  roo: {
-    label: 'Roo Code', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
-    project: (p) => p.join(p.project, '.roo', 'mcp.json'),
-    global: (p) => p.join(p.appData, 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'settings', 'mcp_settings.json'),
-  },
-  cursor: {
-    label: 'Cursor', key: 'mcpServers', dialect: STRICT_JSON, stdioType: false,
-    project: (p) => p.join(p.project, '.cursor', 'mcp.json'),
-    global: (p) => p.join(p.home, '.cursor', 'mcp.json'),
-  },
-};
 
 const USAGE = `Usage:
   roo-modes-server add-to-mcp-config --client claude|claude-code|vscode|roo|cursor [options]
@@ -80,14 +35,22 @@ Adds (or updates) this server in the client's MCP config, keeping every other en
                         ~/.claude.json; vscode, roo, cursor)
   --file PATH           edit this file instead of the standard location
   --name NAME           the entry's name (default roo-modes)
-  --project-root DIR    the project: where project files live, and passed to the server (it must
-                        exist and be a directory unless --force)
+  --project-root DIR    the project: where project files live, and passed to the server (as the
+                        client's folder in a project file); it must exist and be a directory
+                        unless --force
   --sessions-dir DIR    passed to the server: sessions are kept in DIR
   --env KEY=VALUE       an environment variable for the server (repeatable)
   --force               accept a --project-root that does not exist (yet)
   --dry-run             print the resulting file; write nothing
   -h, --help            this text
 The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
+
+A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
+team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
+the package where the client runs), the project is the client's own folder (VS Code:
+\${workspaceFolder}), and --sessions-dir is written relative to the project or to ~.
+A per-user file (--global, --client claude) or --file gets this installation's absolute paths:
+node and its dist/main.js, so it does not depend on PATH.
 `;
 
 class UsageError extends Error {}
@@ -150,18 +113,6 @@ function parseArgs(argv: string[]): Options {
   return o;
 }
 
-function locate(client: ClientName, o: Options, io: AddToMcpConfigIo, projectDir: string, path: typeof posix): string {
-  const platform = io.platform ?? process.platform;
-  const home = (platform === 'win32' ? io.env.USERPROFILE : io.env.HOME) ?? homedir();
-  const appData =
-    platform === 'win32' ? io.env.APPDATA ?? path.join(home, 'AppData', 'Roaming')
-    : platform === 'darwin' ? path.join(home, 'Library', 'Application Support')
-    : (io.env.XDG_CONFIG_HOME || path.join(home, '.config'));
-  const places: Places = { home, appData, project: projectDir, join: (...parts) => path.join(...parts) };
-  const spec = CLIENTS[client];
-  return o.global || spec.project === undefined ? spec.global(places) : spec.project(places);
-}
-
 const errCode = (err: unknown): string | undefined =>
   err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
 
@@ -222,10 +173,11 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   }
   const client = o.client!;
   const spec = CLIENTS[client];
-  const path = (io.platform ?? process.platform) === 'win32' ? win32 : posix;
+  const platform = io.platform ?? process.platform;
+  const path = platform === 'win32' ? win32 : posix;
   const cwd = io.cwd ?? process.cwd();
   const projectRoot = o.projectRoot === undefined ? undefined : path.resolve(cwd, o.projectRoot);
-  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o, io, projectRoot ?? cwd, path);
+  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o.global, platform, io.env, projectRoot ?? cwd, path);
   if (projectRoot !== undefined && !o.force) {
     const info = await stat(projectRoot).catch(() => null);
     if (!info?.isDirectory()) {
@@ -234,18 +186,27 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     }
   }
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
-  const [command, ...entryArgs] = io.entryCommand;
-  if (command === undefined || entryArgs.length === 0) {
+  const shared = o.file === undefined && !o.global && spec.project !== undefined;
+  const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(platform, io.env), path) : null;
+  const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
+  if (command === undefined || (!shared && entryArgs.length === 0)) {
     io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
     return 1;
   }
+  const sessionsArg = sessionsDir === undefined ? undefined : place === null ? sessionsDir : place(sessionsDir);
+  if (sessionsArg === null) {
+    io.err(`error: --sessions-dir ${sessionsDir} is outside the project and the home folder, so the shared ${file} cannot name it; use --global or --file for a per-user file\n`);
+    return 2;
+  }
+  // In a shared file the project is the client's own folder: named only where the client has a word for it.
+  const rootArg = projectRoot === undefined ? undefined : place === null ? projectRoot : spec.projectVar;
   const entry: Record<string, unknown> = {
     ...(spec.stdioType ? { type: 'stdio' } : {}),
     command,
     args: [
       ...entryArgs,
-      ...(projectRoot === undefined ? [] : ['--project-root', projectRoot]),
-      ...(sessionsDir === undefined ? [] : ['--sessions-dir', sessionsDir]),
+      ...(rootArg === undefined ? [] : ['--project-root', rootArg]),
+      ...(sessionsArg === undefined ? [] : ['--sessions-dir', sessionsArg]),
     ],
     ...(o.env.length > 0 ? { env: Object.fromEntries(o.env) } : {}),
   };

@@ -1,31 +1,34 @@
 // `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo`: writes the modes in force
-// as the other agent's files and reports what could not be carried over. Never overwrites unasked.
-import { dirname, join, resolve } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
+// as the other agent's files and reports what could not be carried over. Never overwrites a file it
+// did not write unless told to, and never writes a path of this machine into one.
+import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
+import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JsonSyntaxError } from './jsonc.js';
+import { JsonSyntaxError } from '../jsonc/read.js';
 import { backup, resolveTarget } from './add-to-mcp-config.js';
-import { prepareMode, hookCommand, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
-import { agentName, claudeCodeAgent, hookEntry } from '../export/claude-code.js';
+import { DEFAULT_LAUNCHER, prepareMode, writtenByExport, type ExportContext, type ExportMode, type HookTransport, type TargetOutput } from '../export/source.js';
+import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
 import { vscodeAgent } from '../export/vscode.js';
 import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
-import { SETTINGS_FILE, mergeHooks } from '../export/settings.js';
+import { SETTINGS_FILES, mergeHooks } from '../export/settings.js';
 import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/cursor-hooks.js';
 import { PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
 import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
 import { mergeJsonFile } from './merge-json-file.js';
 import { expandHome, readFlags } from './flags.js';
+import { ShellWordsError, splitShellWords } from './shell-words.js';
 
 export interface ExportIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
-  /** [node, dist/main.js]: what exported hooks run. */
-  entryCommand: readonly string[];
 }
+
+/** serve --http's default address and the hook endpoint's path (CONTRACTS.md). */
+const DEFAULT_HOOK_URL = 'http://127.0.0.1:3000/hooks/claude-code';
 
 /** The targets: each turns one prepared mode into one file (or a refusal). */
 const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => TargetOutput>> = {
@@ -36,9 +39,15 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
   kilo: openCodeAgent('.kilo'),
 };
 
+/** The folder each target writes its per-mode files into, where a full export looks for its left-overs. */
+const FOLDERS: Readonly<Record<string, string>> = {
+  'claude-code': '.claude/agents', vscode: '.github/agents', cursor: '.cursor/rules', opencode: '.opencode/agents', kilo: '.kilo/agents',
+};
+
 const USAGE = `Usage: roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo [options]
 
-Writes the modes in force (built-in, global, project) as the other agent's files:
+Writes the project's and the global custom modes (built-in ones with --builtins) as the other
+agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
@@ -47,14 +56,24 @@ Writes the modes in force (built-in, global, project) as the other agent's files
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
 
   --to AGENT            the target (required)
-  --mode SLUG           export this mode (repeatable; default: every mode in force)
+  --mode SLUG           export this mode, built-in or not (repeatable; default: every custom mode)
+  --builtins            also export the built-in modes (their instructions name Roo-only tools)
   --out DIR             where to write (default: the project root)
   --project-root DIR    the project whose modes are read (default: $ROO_PROJECT_ROOT or .)
   --config-dir DIR      global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)
-  --force               overwrite existing files (otherwise they are kept and reported)
+  --check               write nothing; exit 1 when a file differs from what export would write
+  --force               also replace files export did not write (its own are always updated)
   --dry-run             print what would be written; write nothing
   --lossy               (opencode, kilo) write "ask" where a fileRegex has no exact glob
-  --settings            (claude-code) also add the hooks to .claude/settings.json (backed up)
+  --hook-command CMD    what hooks run instead of roo-modes-server (found on PATH): words, or a
+                        JSON array of words; repeatable, the words add up. \${CLAUDE_PROJECT_DIR}
+                        is left for Claude Code to fill in, e.g.
+                        --hook-command '\${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server'
+  --hook command|http   (claude-code) run the hook per call (default), or ask serve --http
+  --url URL             (--hook http) the endpoint (default ${DEFAULT_HOOK_URL})
+  --settings            (claude-code) also add one hook for every exported agent to
+                        .claude/settings.json (backed up): it also runs in claude -p
+  --settings-local      the same in .claude/settings.local.json
   --enforce SLUG        (cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json
                         (merged, backed up). Cursor tells a hook no rule or mode, so it holds in
                         every agent chat of the project; one mode at a time
@@ -64,7 +83,10 @@ Writes the modes in force (built-in, global, project) as the other agent's files
   --plugin-url URL      (with --plugin) ask serve --http's endpoint instead of starting the hook,
                         e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)
   -h, --help            this text
-Exit status: 0 done, 1 something was refused or could not be written, 2 bad usage.
+Claude Code hooks carry "onFailure": "block", honoured from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}: a hook that
+cannot run blocks the edit. Older versions ignore it and let the edit through.
+Exit status: 0 done (or, with --check, up to date), 1 something was refused, stale or could not be
+written, 2 bad usage.
 
 Enforcement elsewhere:
 ${NO_TARGET.map((l) => `  ${l}`).join('\n')}
@@ -72,23 +94,75 @@ ${NO_TARGET.map((l) => `  ${l}`).join('\n')}
 
 interface ExportArgs {
   help: boolean; to?: string; modes: string[]; out?: string; projectRoot?: string; configDir?: string;
-  force: boolean; dryRun: boolean; lossy: boolean; settings: boolean; enforce?: string; plugin: boolean; pluginUrl?: string;
+  force: boolean; dryRun: boolean; check: boolean; lossy: boolean; builtins: boolean;
+  settings?: keyof typeof SETTINGS_FILES; launcher: readonly string[]; hook: HookTransport;
+  enforce?: string; plugin: boolean; pluginUrl?: string;
+}
+
+/**
+ * Reads --hook-command values: each is a JSON array of words, or words split as a POSIX shell
+ * would (quotes kept literal, `${…}` left for the agent); the values add up. An error sentence
+ * when a value is unusable.
+ */
+function parseLauncher(values: readonly string[]): string[] | string {
+  const words: string[] = [];
+  for (const v of values) {
+    if (v.trimStart().startsWith('[')) {
+      let parsed: unknown;
+      try { parsed = JSON.parse(v); } catch (err) { return `--hook-command ${JSON.stringify(v)} is not a JSON array (${(err as Error).message})`; }
+      if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((w) => typeof w === 'string' && w !== '')) {
+        return `--hook-command ${JSON.stringify(v)}: a JSON array must hold non-empty strings`;
+      }
+      words.push(...(parsed as string[]));
+      continue;
+    }
+    try { words.push(...splitShellWords(v)); } catch (err) {
+      if (!(err instanceof ShellWordsError)) throw err;
+      return `--hook-command ${JSON.stringify(v)}: ${err.message}`;
+    }
+  }
+  return words.length > 0 ? words : '--hook-command names no command';
+}
+
+/** An http(s) URL for --url, or why not. */
+function hookUrl(value: string): string | { error: string } {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
+  } catch { /* reported below */ }
+  return { error: `--url ${JSON.stringify(value)} is not an http:// or https:// URL` };
 }
 
 function parseArgs(argv: readonly string[]): ExportArgs | string {
-  const f = readFlags(argv, ['-h', '--help', '--force', '--dry-run', '--lossy', '--settings', '--plugin'], ['--to', '--mode', '--out', '--project-root', '--config-dir', '--enforce', '--plugin-url']);
+  const f = readFlags(argv,
+    ['-h', '--help', '--force', '--dry-run', '--check', '--lossy', '--builtins', '--settings', '--settings-local', '--plugin'],
+    ['--to', '--mode', '--out', '--project-root', '--config-dir', '--hook-command', '--hook', '--url', '--enforce', '--plugin-url']);
   if (typeof f === 'string') return f;
   if (f.rest.length > 0) return `unexpected argument ${f.rest[0]}`;
   const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
+  const has = (name: string): boolean => f.own.has(name);
+  const launcher = f.all.has('--hook-command') ? parseLauncher(f.all.get('--hook-command')!) : DEFAULT_LAUNCHER;
+  if (typeof launcher === 'string') return launcher;
+  const kind = v('--hook') ?? 'command';
+  if (kind !== 'command' && kind !== 'http') return `--hook ${JSON.stringify(kind)}: use command or http`;
+  const url = hookUrl(v('--url') ?? DEFAULT_HOOK_URL);
+  if (typeof url !== 'string') return url.error;
   const a: ExportArgs = {
-    help: f.own.has('-h') || f.own.has('--help'), modes: f.all.get('--mode') ?? [],
-    force: f.own.has('--force'), dryRun: f.own.has('--dry-run'), lossy: f.own.has('--lossy'), settings: f.own.has('--settings'),
+    help: has('-h') || has('--help'), modes: f.all.get('--mode') ?? [],
+    force: has('--force'), dryRun: has('--dry-run'), check: has('--check'), lossy: has('--lossy'), builtins: has('--builtins'),
+    settings: has('--settings-local') ? 'local' : has('--settings') ? 'shared' : undefined,
     to: v('--to'), out: v('--out'), projectRoot: v('--project-root'), configDir: v('--config-dir'),
-    enforce: v('--enforce'), plugin: f.own.has('--plugin'), pluginUrl: v('--plugin-url'),
+    launcher, hook: kind === 'http' ? { kind, url } : { kind },
+    enforce: v('--enforce'), plugin: has('--plugin'), pluginUrl: v('--plugin-url'),
   };
   if (!a.help && a.to === undefined) return '--to is required';
   if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
-  if (a.settings && a.to !== 'claude-code') return '--settings goes with --to claude-code';
+  if (has('--settings') && has('--settings-local')) return '--settings and --settings-local name two files; pick one';
+  if (a.settings !== undefined && a.to !== 'claude-code') return `--settings${a.settings === 'local' ? '-local' : ''} goes with --to claude-code`;
+  if (has('--hook') && a.to !== 'claude-code') return '--hook goes with --to claude-code';
+  if (has('--url') && kind !== 'http') return '--url goes with --hook http';
+  if (f.all.has('--hook-command') && kind === 'http') return '--hook-command goes with command hooks, not --hook http';
+  if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
   if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
   if (a.plugin && a.to !== 'opencode' && a.to !== 'kilo') return '--plugin goes with --to opencode or kilo';
   if (a.enforce !== undefined && a.to !== 'cursor') return '--enforce goes with --to cursor';
@@ -106,6 +180,16 @@ async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
+/** How Claude Code enforces the export, and what it does when the hook cannot run (said once per export). */
+const ENFORCEMENT: Readonly<Record<string, (ctx: ExportContext) => string>> = {
+  'claude-code': (ctx) => ctx.hook.kind === 'http'
+    ? `the hooks ask ${ctx.hook.url.split('?')[0]}: keep roo-modes-server serve --http running there (with ROO_MODES_HTTP_TOKEN set when it uses a token); "onFailure": "block" makes an unreachable server block the edit from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}, older versions ignore it and let the edit through`
+    : `the hooks run ${ctx.entryCommand.join(' ')} and carry "onFailure": "block": from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED} an edit is blocked when the hook cannot run; older versions ignore the key and let the edit through (fail open)`,
+};
+
+/** A launcher word that names a file on this machine, which the other machines will not have. */
+const machinePath = (word: string): boolean => !word.startsWith('${') && (isAbsolute(word) || /^[A-Za-z]:[\\/]/.test(word));
+
 export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const args = parseArgs(argv);
   if (typeof args === 'string') { io.err(`export: ${args} (see roo-modes-server export --help)\n`); return 2; }
@@ -119,12 +203,15 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   });
   const unknown = args.modes.filter((s) => !catalogue.get(s));
   if (unknown.length > 0) { io.err(`export: unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
-  const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!) : [...catalogue.modes];
+  // Built-in modes' instructions name Roo-only tools (new_task, attempt_completion): only on request.
+  const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!)
+    : catalogue.modes.filter((m) => args.builtins || m.source !== 'builtin');
   if (args.enforce !== undefined && !catalogue.get(args.enforce)) { io.err(`export: unknown mode ${args.enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
-  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: io.entryCommand, lossy: args.lossy, enforce: args.enforce };
+  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: args.launcher, hook: args.hook, lossy: args.lossy, enforce: args.enforce };
 
   // A broken mode file is reported, not fatal: its good modes (and the others) still export.
   const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
+  if (modes.length === 0) report.push('  no custom modes to export (--builtins exports the built-in ones, --mode SLUG one of them)');
   let failed = false;
   const seen = new Map<string, string>();
   /** Agent name → slug of each agent file produced, for --plugin. */
@@ -143,28 +230,53 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     agents.set(mode.slug, mode.slug);
     failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
   }
-  if (args.settings) failed = !(await settings(outDir, modes.filter((m) => m.compiled.edit).map((m) => m.slug), ctx, args, io, report)) || failed;
+  // After a full export, an exported file no mode produced any more still steers the agent: say so.
+  if (args.modes.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
+  if (args.settings !== undefined) failed = !(await settings(join(outDir, SETTINGS_FILES[args.settings]), ctx, args, io, report)) || failed;
   if (args.enforce !== undefined) {
-    const merged = await mergeJsonFile(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, cursorHookEntry(ctx, args.enforce!)), `preToolUse hook for mode ${args.enforce}`, args.dryRun ? 'dry-run' : 'write');
+    const merged = await mergeJsonFile(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, cursorHookEntry(ctx, args.enforce!)),
+      `preToolUse hook for mode ${args.enforce}`, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write');
     if (merged.preview !== undefined) io.out(`==> ${join(outDir, CURSOR_HOOKS_FILE)} <==\n${merged.preview}\n`);
     report.push(`  ${merged.line}`);
     failed = !merged.ok || failed;
   }
-  if (args.plugin && agents.size > 0) {
+  const plugin = args.plugin && agents.size > 0;
+  if (plugin) {
     const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
     failed = !(await place(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }), args, io, report)) || failed;
   }
-  for (const note of enforcementNotes(target, { enforce: args.enforce, plugin: args.plugin && agents.size > 0 })) report.push(`  enforcement: ${note}`);
-  io.out(`export --to ${target} (${modes.length} mode${modes.length === 1 ? '' : 's'}) into ${outDir}:\n${report.join('\n')}\n`);
+  const enforcement = ENFORCEMENT[target];
+  const claudeHooks = enforcement !== undefined && (args.settings !== undefined || modes.some((m) => m.compiled.edit));
+  if (claudeHooks) report.push(`  enforcement: ${enforcement(ctx)}`);
+  for (const note of enforcementNotes(target, { enforce: args.enforce, plugin })) report.push(`  enforcement: ${note}`);
+  // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin) needs them to exist there.
+  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || args.enforce !== undefined || (plugin && args.pluginUrl === undefined);
+  const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
+  if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
+  const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
+  io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
+  if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
   return failed ? 1 : 0;
 }
 
-/** Writes one file unless it exists (and --force is absent); false when the write failed. */
+/**
+ * Writes one file: a new one, or one an export wrote before (its header says so). A file someone
+ * else wrote is replaced only with --force. With --check nothing is written and any difference
+ * fails. False when the file is refused, stale (--check) or could not be written.
+ */
 async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
   const old = await readIfExists(file);
   if (old === text) { report.push(`  unchanged: ${file}`); return true; }
-  if (old !== null && !args.force) { report.push(`  kept existing: ${file} (differs; --force overwrites it)`); return true; }
-  const verb = old === null ? 'write' : 'overwrite';
+  const ours = old === null || writtenByExport(old);
+  if (args.check) {
+    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}`);
+    return false;
+  }
+  if (!ours && !args.force) {
+    report.push(`  refused: ${file} exists and was not written by roo-modes-server export (--force replaces it)`);
+    return false;
+  }
+  const verb = old === null ? 'write' : ours ? 'update' : 'overwrite';
   if (args.dryRun) { io.out(`==> ${file} (would ${verb}) <==\n${text}\n`); report.push(`  would ${verb}: ${file}`); return true; }
   try {
     await mkdir(dirname(file), { recursive: true });
@@ -173,20 +285,33 @@ async function place(file: string, text: string, args: ExportArgs, io: ExportIo,
     report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
     return false;
   }
-  report.push(`  ${old === null ? 'wrote' : 'overwrote'}: ${file}`);
+  report.push(`  ${old === null ? 'wrote' : ours ? 'updated' : 'overwrote'}: ${file}`);
   return true;
 }
 
-/** Merges the hooks into .claude/settings.json, keeping every other entry and a backup. */
-async function settings(outDir: string, slugs: string[], ctx: ExportContext, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
-  const file = join(outDir, SETTINGS_FILE);
+/** Reports files in `folder` that carry the export's header but that no exported mode wrote; false when there are any. */
+async function leftovers(folder: string, written: ReadonlyMap<string, string>, outDir: string, report: string[]): Promise<boolean> {
+  const names = await readdir(folder).catch(() => [] as string[]);
+  let clean = true;
+  for (const name of names.sort()) {
+    const file = join(folder, name);
+    if (written.has(relative(outDir, file).split(sep).join('/'))) continue;
+    const text = await readIfExists(file).catch(() => null);
+    if (text === null || !writtenByExport(text)) continue;
+    report.push(`  left over: ${file} (an earlier export's, for a mode not exported now: delete it, or export that mode with --mode or --builtins)`);
+    clean = false;
+  }
+  return clean;
+}
+
+/** Merges the one settings-level hook into a Claude Code settings file, keeping every other entry and a backup. */
+async function settings(file: string, ctx: ExportContext, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
   const real = await resolveTarget(file);
   if (typeof real !== 'string') { report.push(`  refused: ${real.refused}`); return false; }
   const old = await readIfExists(real);
-  const entries = slugs.map((s) => hookEntry(hookCommand(ctx, s, ['--agent', agentName(s)])));
   let outcome;
   try {
-    outcome = mergeHooks(old ?? '', entries, new Set(slugs.map(agentName)));
+    outcome = mergeHooks(old ?? '', hookEntry(claudeHook(ctx, null)));
   } catch (err) {
     if (!(err instanceof JsonSyntaxError)) throw err;
     report.push(`  refused: ${file} is not valid JSON (${err.message}); fix it first`);
@@ -194,12 +319,13 @@ async function settings(outDir: string, slugs: string[], ctx: ExportContext, arg
   }
   if (!outcome.ok) { report.push(`  refused: cannot edit ${file} safely: ${outcome.reason}`); return false; }
   if (old !== null && outcome.text === old) { report.push(`  unchanged: ${file}`); return true; }
+  if (args.check) { report.push(`  ${old === null ? 'missing' : 'stale'}: ${file} (its roo-modes-server hook is missing or out of date)`); return false; }
   if (args.dryRun) { io.out(`==> ${file} (would ${old === null ? 'write' : 'update'}) <==\n${outcome.text}\n`); return true; }
   try {
     await mkdir(dirname(real), { recursive: true });
     const saved = old === null ? null : await backup(real);
     await writeFileAtomic(real, outcome.text);
-    report.push(`  ${old === null ? 'wrote' : 'updated'}: ${file} (${slugs.length} hook${slugs.length === 1 ? '' : 's'}${saved ? `; previous version kept as ${saved}` : ''})`);
+    report.push(`  ${old === null ? 'wrote' : 'updated'}: ${file} (one hook for every exported agent, by agent_type${saved ? `; previous version kept as ${saved}` : ''})`);
   } catch (err) {
     report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
     return false;

@@ -3,8 +3,8 @@
 import { dirname } from 'node:path';
 import { mkdir, readFile } from 'node:fs/promises';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JsonSyntaxError, JsonTooDeepError } from './jsonc.js';
-import type { UpsertOutcome } from './jsonc-edit.js';
+import { JsonSyntaxError, JsonTooDeepError } from '../jsonc/read.js';
+import type { UpsertOutcome } from '../jsonc/edit.js';
 import { backup, resolveTarget } from './add-to-mcp-config.js';
 
 export interface MergeResult {

@@ -1,24 +1,24 @@
 // Cursor's .cursor/hooks.json entry that enforces one mode (`export --to cursor --enforce SLUG`),
 // merged into the file's text in place. Never drops another hook or key; builds text only.
 import { isDeepStrictEqual } from 'node:util';
-import { JSONC, parseJson, type JsonNode } from '../cli/jsonc.js';
-import { mergeNestedMember, type UpsertOutcome } from '../cli/jsonc-edit.js';
-import { shellWord, type ExportContext } from './source.js';
+import { JSONC, parseJson, type JsonNode } from '../jsonc/read.js';
+import { mergeNestedMember, type UpsertOutcome } from '../jsonc/edit.js';
+import { launcherLine, type ExportContext } from './source.js';
 
 export const CURSOR_HOOKS_FILE = '.cursor/hooks.json';
 /** The hooks.json format this entry is written for (Cursor's `"version": 1`). */
 const FORMAT_VERSION = 1;
 
 /** Cursor takes one command string; the launcher words are joined with POSIX quoting. */
-export function cursorHookCommand(ctx: Pick<ExportContext, 'entryCommand'>, slug: string): string {
-  return [...ctx.entryCommand, 'hook', 'cursor', '--mode', slug].map(shellWord).join(' ');
+export function cursorHookCommand(ctx: ExportContext, slug: string): string {
+  return launcherLine(ctx, ['hook', 'cursor', '--mode', slug]);
 }
 
 /**
  * The entry: no matcher, so every tool call reaches the hook (which answers "no decision" for a
  * tool it does not know), and `failClosed`, so a hook that cannot run, crashes or times out blocks.
  */
-export function cursorHookEntry(ctx: Pick<ExportContext, 'entryCommand'>, slug: string): { command: string; failClosed: true } {
+export function cursorHookEntry(ctx: ExportContext, slug: string): { command: string; failClosed: true } {
   return { command: cursorHookCommand(ctx, slug), failClosed: true };
 }
 

@@ -18,11 +18,21 @@ export interface ExportMode {
   description: string;
 }
 
+/** What exported hooks run when no --hook-command is given: the package's bin, found on PATH. */
+export const DEFAULT_LAUNCHER: readonly string[] = ['roo-modes-server'];
+
+/** How Claude Code's hooks reach the decision: a process per call, or `serve --http`'s endpoint. */
+export type HookTransport = { kind: 'command' } | { kind: 'http'; url: string };
+
 export interface ExportContext {
   projectRoot: string;
   homeDir: string;
-  /** [node, dist/main.js]: absolute paths of this installation, for hook commands. */
+  /**
+   * The launcher words exported hooks run (DEFAULT_LAUNCHER unless --hook-command chose others).
+   * Never a path of the exporting machine: the files are committed and run elsewhere.
+   */
   entryCommand: readonly string[];
+  hook: HookTransport;
   /** Write `ask` (and say why) where an edit rule has no exact translation, instead of refusing. */
   lossy: boolean;
   /** (cursor) the mode .cursor/hooks.json enforces, if one was chosen with --enforce. */
@@ -63,22 +73,51 @@ export async function prepareMode(mode: CompiledMode, ctx: ExportContext): Promi
   return { mode, body: `${parts.join('\n\n')}\n`, provenance, description: about.replace(/\s+/g, ' ') };
 }
 
+/** The words every file the exporter writes carries near its top; a re-export knows its own files by them. */
+export const EXPORT_MARK = 'Exported by roo-modes-server';
+
+/** True when one of the first lines carries EXPORT_MARK: a file an export wrote, which the next may replace. */
+export function writtenByExport(text: string): boolean {
+  return text.split('\n', 5).some((line) => line.includes(EXPORT_MARK));
+}
+
 /** `---`, a provenance comment, the YAML lines, `---`, then the body. */
 export function withFrontmatter(m: ExportMode, yamlLines: readonly string[], body: string): string {
-  const header = `# Exported by roo-modes-server from ${m.provenance}; export again rather than editing.`;
+  const header = `# ${EXPORT_MARK} from ${m.provenance}; export again rather than editing.`;
   return ['---', header, ...yamlLines, '---', '', body].join('\n');
 }
 
-/** A command word as a POSIX shell reads it back: bare when safe, else single-quoted. */
+/** A `${NAME}` placeholder (`${CLAUDE_PROJECT_DIR}`) inside a launcher word. */
+const PLACEHOLDER = /(\$\{[A-Za-z_][A-Za-z0-9_]*\})/;
+/** Characters a POSIX shell reads literally outside quotes. */
+const BARE = /^[A-Za-z0-9_\/.:=@%+-]+$/;
+
+/**
+ * A command word as a POSIX shell reads it back: bare when safe, else single-quoted, except that a
+ * `${NAME}` placeholder is left in double quotes so the shell still expands it from the environment.
+ */
 export function shellWord(word: string): string {
-  return /^[A-Za-z0-9_\/.:=@%+-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+  if (BARE.test(word)) return word;
+  if (word === '') return "''";
+  return word.split(PLACEHOLDER).filter((p) => p !== '').map((p) => (
+    PLACEHOLDER.test(p) ? `"${p}"` : BARE.test(p) ? p : `'${p.replace(/'/g, `'\\''`)}'`
+  )).join('');
 }
 
-/** The hook command of this installation for one mode. */
+/** The launcher's words followed by `args`: what an exec-form hook spawns. */
+export function launcherWords(ctx: ExportContext, args: readonly string[]): string[] {
+  return [...ctx.entryCommand, ...args];
+}
+
+/** The same words as one shell command line, for agents whose hooks take a single string. */
+export function launcherLine(ctx: ExportContext, args: readonly string[]): string {
+  return launcherWords(ctx, args).map(shellWord).join(' ');
+}
+
+/** The Claude Code hook's command line for one mode (VS Code's agent hooks run it too). */
 export function hookCommand(ctx: ExportContext, slug: string, extra: readonly string[] = []): string {
-  return [...ctx.entryCommand, 'hook', 'claude-code', '--mode', slug, ...extra].map(shellWord).join(' ');
+  return launcherLine(ctx, ['hook', 'claude-code', '--mode', slug, ...extra]);
 }
-
 
 /**
  * The agent's tool names a mode's groups allow (`allowed: true`) or leave out (`false`), each once,

@@ -21,12 +21,12 @@ export const CLIENT_LABELS: Readonly<Record<ClientName, string>> = {
  */
 export const CLIENT_TOOLS: Readonly<Record<ClientName, Readonly<Partial<Record<ClientGroup, readonly string[]>>>>> = {
   'claude-code': {
-    read: ['Read', 'Glob', 'Grep', 'LS', 'NotebookRead'],
+    read: ['Read', 'Glob', 'Grep', 'LSP', 'LS', 'NotebookRead'],
     edit: ['Edit', 'MultiEdit', 'Write', 'NotebookEdit'],
-    command: ['Bash', 'BashOutput', 'KillShell', 'KillBash'],
+    command: ['Bash', 'PowerShell', 'BashOutput', 'KillShell', 'KillBash'],
     browser: ['WebFetch', 'WebSearch'],
     mcp: ['ListMcpResourcesTool', 'ReadMcpResourceTool'],
-    always: ['Task', 'Agent', 'TodoWrite', 'TodoRead', 'ExitPlanMode', 'Skill', 'SlashCommand'],
+    always: ['Task', 'Agent', 'TodoWrite', 'TodoRead', 'TaskCreate', 'TaskGet', 'TaskList', 'TaskUpdate', 'ExitPlanMode', 'Skill', 'SlashCommand'],
   },
   vscode: {
     read: [

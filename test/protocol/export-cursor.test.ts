@@ -38,12 +38,10 @@ test('--enforce writes one fail-closed preToolUse hook, and the rules say which 
   assert.equal(file.version, 1);
   assert.equal(file.hooks.preToolUse.length, 1);
   const [entry] = file.hooks.preToolUse;
-  assert.match(entry!.command, / hook cursor --mode docs-writer$/);
+  assert.equal(entry!.command, 'roo-modes-server hook cursor --mode docs-writer', 'the launcher is found on PATH');
   assert.equal(entry!.failClosed, true);
   assert.equal(entry!.matcher, undefined, 'no matcher: every tool reaches the hook');
-  // Beside the launcher words the export was given (--hook-command), nothing names a place here.
-  const args = entry!.command.slice(entry!.command.indexOf(' hook cursor '));
-  for (const place of [root, env.HOME!, REPO.replace(/\/$/, '')]) assert.ok(!args.includes(place) && !text.replace(entry!.command, '').includes(place));
+  for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!text.includes(place), `hooks.json names ${place}`);
 
   const enforced = readFileSync(join(root, '.cursor', 'rules', 'docs-writer.mdc'), 'utf8');
   assert.match(enforced, /## Limits of this mode \(enforced by a hook\)/);
@@ -98,6 +96,27 @@ test('an existing hooks.json keeps its hooks and comments, is backed up, and a r
   const entries = (JSON.parse(readFileSync(hooksFile(root), 'utf8').replace(/^\s*\/\/.*$/m, '').replace(/,(\s*[}\]])/g, '$1')) as { hooks: { preToolUse: HookEntry[] } }).hooks.preToolUse;
   assert.deepEqual(entries.filter(ours).map((e) => e.command.replace(/^.* hook cursor/, 'hook cursor')), ['hook cursor --mode test-writer']);
   assert.equal(entries.length, 2);
+
+  // --check writes nothing and fails while the hook is not the one this export would write.
+  const stale = readFileSync(hooksFile(root), 'utf8');
+  const check = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer', '--check'], { env, cwd: root });
+  assert.equal(check.code, 1, check.stdout);
+  assert.match(check.stdout, /stale: .*hooks\.json \(preToolUse hook for mode docs-writer missing or out of date\)/);
+  assert.equal(readFileSync(hooksFile(root), 'utf8'), stale);
+  const current = await runCli(['export', '--to', 'cursor', '--enforce', 'test-writer', '--check'], { env, cwd: root });
+  assert.equal(current.code, 0, current.stdout);
+  assert.match(current.stdout, /unchanged: .*hooks\.json/);
+});
+
+test('a project-local launcher is left for the shell to find through CLAUDE_PROJECT_DIR, which Cursor sets', async (t) => {
+  const { root, env } = project(t);
+  const args = ['export', '--to', 'cursor', '--enforce', 'docs-writer', '--hook-command', '${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server'];
+  const r = await runCli(args, { env, cwd: root });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const entries = (JSON.parse(readFileSync(hooksFile(root), 'utf8')) as { hooks: { preToolUse: HookEntry[] } }).hooks.preToolUse;
+  assert.deepEqual(entries, [{ command: '"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook cursor --mode docs-writer', failClosed: true }]);
+  const again = await runCli(args, { env, cwd: root });
+  assert.match(again.stdout, /unchanged: .*hooks\.json/, 'recognised as its own');
 });
 
 test('hooks.json it cannot edit safely is refused and left alone; bad flags are usage errors', async (t) => {

@@ -91,9 +91,8 @@ test('export --plugin writes the plugin for the agents it wrote, holding no path
   assert.match(text, /^\/\/ Exported by roo-modes-server from modes builder, docs-writer;/);
   const modes = JSON.parse(/const MODES = (\{[\s\S]*?\});/.exec(text)![1]!) as Record<string, string>;
   assert.deepEqual(modes, { builder: 'builder', 'docs-writer': 'docs-writer' }, 'the refused mode has no agent, so it is not judged');
-  // Beside the launcher words the export was given (--hook-command), nothing names a place here.
-  const rest = text.replace(/^const LAUNCHER = .*$/m, '').replace(/^\/\/ Before each .*$/m, '');
-  for (const place of [root, env.HOME!, REPO.replace(/\/$/, '')]) assert.ok(!rest.includes(place), `the plugin names ${place}`);
+  assert.match(text, /^const LAUNCHER = \["roo-modes-server"\];$/m, 'the launcher is found on PATH');
+  for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!text.includes(place), `the plugin names ${place}`);
 
   const kilo = await runCli(['export', '--to', 'kilo', '--plugin', '--mode', 'docs-writer'], { env, cwd: root });
   assert.equal(kilo.code, 0, kilo.stdout + kilo.stderr);

@@ -1,13 +1,14 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
-import { startServer, tempDir, type ServerProcess } from './harness.js';
+import { MAIN, REPO, startServer, tempDir, type ServerProcess } from './harness.js';
 import { runCli } from './cli-run.js';
 import { editDecision, evaluate, type PermissionValue, type Reading } from './opencode-eval.js';
 import { parseYaml } from '../../src/yaml/read.js';
 import { splitShellWords } from '../../src/cli/shell-words.js';
+import { shellWord } from '../../src/export/source.js';
 import { compileSchema } from '../../src/schema/validate.js';
 
 type TestCtx = { after(fn: () => void | Promise<void>): void };
@@ -58,62 +59,100 @@ function tree(dir: string, base = dir): Map<string, string> {
 
 const CLAUDE_FIELDS = new Set(['name', 'description', 'tools', 'disallowedTools', 'model', 'permissionMode', 'hooks', 'mcpServers', 'color', 'skills']);
 
-test('a Claude Code agent parses as Claude Code expects, and its hook command enforces the pattern', async (t) => {
+/** A hook handler as Claude Code's settings and frontmatter hold it. */
+interface Handler { type: string; command?: string; args?: string[]; onFailure?: string; url?: string; headers?: Record<string, string>; allowedEnvVars?: string[] }
+type HookGroups = { PreToolUse: { matcher: string; hooks: Handler[] }[] };
+
+/** Claude Code's exec form: `command` spawned with `args`, no shell, ${CLAUDE_PROJECT_DIR} filled in. */
+function runExecForm(h: Handler, root: string, env: Record<string, string>, file: string): ReturnType<typeof spawnSync> {
+  const fill = (s: string): string => s.split('${CLAUDE_PROJECT_DIR}').join(root);
+  return spawnSync(fill(h.command!), h.args!.map(fill), {
+    input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' }, cwd: root }),
+    env: { ...process.env, ...env, CLAUDE_PROJECT_DIR: root }, encoding: 'utf8', shell: false,
+  });
+}
+
+test('a Claude Code agent parses as Claude Code expects, and its exec-form hook enforces the pattern', async (t) => {
   const { root, env } = project(t);
-  const r = await runCli(['export', '--to', 'claude-code'], { env, cwd: root });
+  // The launcher is this checkout here (the installed package is export-portable.test.ts's job).
+  const r = await runCli(['export', '--to', 'claude-code', '--builtins', '--hook-command', JSON.stringify([process.execPath, MAIN])], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /warning: the hook command names .*a path that exists only where it was made/);
   const architect = frontmatter(readFileSync(join(root, '.claude', 'agents', 'architect.md'), 'utf8'));
   for (const key of Object.keys(architect.data)) assert.ok(CLAUDE_FIELDS.has(key), `unknown field ${key}`);
   assert.equal(architect.data.name, 'architect');
   assert.equal(typeof architect.data.description, 'string');
   assert.match(architect.raw, /^# Exported by roo-modes-server from mode architect \(built-in\)/);
-  assert.equal(architect.data.disallowedTools, 'Bash');
+  assert.equal(architect.data.disallowedTools, 'Bash, PowerShell');
   assert.match(architect.body, /^\nYou are a software architect/);
-  const hooks = architect.data.hooks as { PreToolUse: { matcher: string; hooks: { type: string; command: string }[] }[] };
-  const entry = hooks.PreToolUse[0]!;
-  for (const tool of ['Edit', 'MultiEdit', 'Write', 'NotebookEdit']) assert.match(tool, new RegExp(`^(?:${entry.matcher})$`));
-  assert.equal(entry.hooks[0]!.type, 'command');
+  const entry = (architect.data.hooks as HookGroups).PreToolUse[0]!;
+  // An exact list for Claude Code (letters and |), naming the edit tools and the legacy MultiEdit only.
+  assert.equal(entry.matcher, 'Edit|Write|NotebookEdit|MultiEdit');
+  assert.match(entry.matcher, /^[A-Za-z|]+$/);
+  assert.deepEqual(entry.hooks, [{ type: 'command', command: process.execPath, args: [MAIN, 'hook', 'claude-code', '--mode', 'architect'], onFailure: 'block' }]);
 
   const writer = frontmatter(readFileSync(join(root, '.claude', 'agents', 'docs-writer.md'), 'utf8'));
-  assert.equal(writer.data.tools, 'Read, Glob, Grep, LS, Edit, MultiEdit, Write, NotebookEdit, Bash, TodoWrite');
+  assert.equal(writer.data.tools, 'Read, Glob, Grep, LSP, Edit, Write, NotebookEdit, Bash, PowerShell, TodoWrite, TaskCreate, TaskGet, TaskList, TaskUpdate');
+  assert.doesNotMatch(writer.raw, /\bLS\b|MultiEdit, /);
   assert.match(writer.raw, /from mode docs-writer from \.roomodes line 2/);
   assert.match(writer.body, /## Rules from \.roo\/rules-docs-writer\/style\.md\n\nWrite short sentences\./);
   assert.equal(frontmatter(readFileSync(join(root, '.claude', 'agents', 'code.md'), 'utf8')).data.hooks, undefined);
 
-  // The command written into the agent, run as Claude Code runs it, refuses an edit outside docs/.
-  const words = splitShellWords((writer.data.hooks as typeof hooks).PreToolUse[0]!.hooks[0]!.command);
-  const run = (file: string): ReturnType<typeof spawnSync> => spawnSync(words[0]!, words.slice(1), {
-    input: JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(root, file), content: 'x' }, cwd: root }),
-    env: { ...process.env, ...env, CLAUDE_PROJECT_DIR: root }, encoding: 'utf8',
-  });
-  const refused = run('src/app.ts');
+  // The handler written into the agent, run as Claude Code runs it, refuses an edit outside docs/.
+  const handler = (writer.data.hooks as HookGroups).PreToolUse[0]!.hooks[0]!;
+  const refused = runExecForm(handler, root, env, 'src/app.ts');
   assert.equal(refused.status, 0, String(refused.stderr));
   assert.match(String(refused.stdout), /"permissionDecision":"deny".*\^docs\//);
-  assert.equal(String(run('docs/intro.md').stdout), '');
+  assert.equal(String(runExecForm(handler, root, env, 'docs/intro.md').stdout), '');
 });
 
-test('export is deterministic, keeps existing files unless --force, and --dry-run writes nothing', async (t) => {
+test('built-in modes are exported only with --builtins or by name', async (t) => {
+  const { root, env } = project(t);
+  const plain = await runCli(['export', '--to', 'cursor'], { env, cwd: root });
+  assert.equal(plain.code, 0, plain.stdout);
+  assert.deepEqual(readdirSync(join(root, '.cursor', 'rules')).sort(), ['config-keeper.mdc', 'docs-writer.mdc', 'readme-keeper.mdc', 'spec-writer.mdc', 'test-writer.mdc']);
+  assert.match(plain.stdout, /\(5 modes\)/);
+  const named = await runCli(['export', '--to', 'cursor', '--mode', 'code'], { env, cwd: root });
+  assert.equal(named.code, 0, named.stdout);
+  assert.ok(existsSync(join(root, '.cursor', 'rules', 'code.mdc')));
+  assert.equal(existsSync(join(root, '.cursor', 'rules', 'architect.mdc')), false);
+  const empty = project(t, 'customModes: []\n');
+  const none = await runCli(['export', '--to', 'kilo'], { env: empty.env, cwd: empty.root });
+  assert.equal(none.code, 0);
+  assert.match(none.stdout, /no custom modes to export \(--builtins exports the built-in ones/);
+});
+
+test('export is deterministic, updates its own files, refuses others\' files unless --force, and --dry-run writes nothing', async (t) => {
   const { env } = project(t);
   const outA = tempDir(t, 'rms-export-a-');
   const outB = tempDir(t, 'rms-export-b-');
   for (const target of ['claude-code', 'vscode', 'cursor', 'opencode', 'kilo']) {
-    for (const out of [outA, outB]) assert.equal((await runCli(['export', '--to', target, '--out', out], { env })).code, 0, target);
+    for (const out of [outA, outB]) assert.equal((await runCli(['export', '--to', target, '--builtins', '--out', out], { env })).code, 0, target);
   }
   const a = tree(outA);
   assert.deepEqual(a, tree(outB));
   assert.ok(a.has('.github/agents/docs-writer.agent.md') && a.has('.cursor/rules/architect.mdc') && a.has('.kilo/agents/spec-writer.md'));
   for (const [file, text] of a) assert.match(text, /^---\n# Exported by roo-modes-server from mode [a-z-]+ /, file);
 
+  // A file an export wrote (its header says so) is brought up to date without --force.
   const file = join(outA, '.opencode', 'agents', 'architect.md');
+  writeFileSync(file, a.get('.opencode/agents/architect.md')!.replace('You are a software architect', 'You were a software architect'));
+  const updated = await runCli(['export', '--to', 'opencode', '--mode', 'architect', '--out', outA], { env });
+  assert.equal(updated.code, 0, updated.stdout);
+  assert.match(updated.stdout, /updated: .*architect\.md/);
+  assert.equal(readFileSync(file, 'utf8'), a.get('.opencode/agents/architect.md'));
+
+  // One it did not write is refused (exit 1), never "kept" with success.
   writeFileSync(file, 'my own agent\n');
-  const kept = await runCli(['export', '--to', 'opencode', '--mode', 'architect', '--out', outA], { env });
-  assert.equal(kept.code, 0);
-  assert.match(kept.stdout, /kept existing: .*architect\.md \(differs; --force overwrites it\)/);
+  const refused = await runCli(['export', '--to', 'opencode', '--mode', 'architect', '--out', outA], { env });
+  assert.equal(refused.code, 1);
+  assert.match(refused.stdout, /refused: .*architect\.md exists and was not written by roo-modes-server export \(--force replaces it\)/);
   assert.equal(readFileSync(file, 'utf8'), 'my own agent\n');
   const dry = await runCli(['export', '--to', 'opencode', '--mode', 'architect', '--out', outA, '--force', '--dry-run'], { env });
   assert.match(dry.stdout, /==> .*architect\.md \(would overwrite\) <==\n---\n/);
   assert.equal(readFileSync(file, 'utf8'), 'my own agent\n');
   const forced = await runCli(['export', '--to', 'opencode', '--mode', 'architect', '--out', outA, '--force'], { env });
+  assert.equal(forced.code, 0);
   assert.match(forced.stdout, /overwrote: .*architect\.md/);
   assert.equal(readFileSync(file, 'utf8'), a.get('.opencode/agents/architect.md'));
   const again = await runCli(['export', '--to', 'opencode', '--mode', 'architect', '--out', outA], { env });
@@ -124,11 +163,61 @@ test('export is deterministic, keeps existing files unless --force, and --dry-ru
   assert.deepEqual(readdirSync(empty), []);
 });
 
+test('--check writes nothing and fails on a stale, hand-edited, missing or left-over file, naming each', async (t) => {
+  const { root, env } = project(t);
+  const args = ['export', '--to', 'claude-code', '--settings'];
+  assert.equal((await runCli(args, { env, cwd: root })).code, 0);
+  const fresh = await runCli([...args, '--check'], { env, cwd: root });
+  assert.equal(fresh.code, 0, fresh.stdout);
+  assert.doesNotMatch(fresh.stdout, /stale|missing|differs/);
+
+  // One mode's text changes, another is renamed (its old agent is left over, the new one missing).
+  writeFileSync(join(root, '.roomodes'), ROOMODES.replace('You look after docs-writer.', 'You keep the docs.').replace(/readme-keeper/g, 'readme-guard'));
+  const agents = join(root, '.claude', 'agents');
+  writeFileSync(join(agents, 'spec-writer.md'), 'edited by hand\n');
+  rmSync(join(agents, 'test-writer.md'));
+  const settings = join(root, '.claude', 'settings.json');
+  writeFileSync(settings, '{}\n');
+  const before = tree(root);
+  const stale = await runCli([...args, '--check'], { env, cwd: root });
+  assert.equal(stale.code, 1, stale.stdout);
+  assert.match(stale.stdout, /stale: .*docs-writer\.md/);
+  assert.match(stale.stdout, /differs \(not written by export\): .*spec-writer\.md/);
+  assert.match(stale.stdout, /missing: .*test-writer\.md/);
+  assert.match(stale.stdout, /stale: .*settings\.json \(its roo-modes-server hook is missing or out of date\)/);
+  assert.match(stale.stdout, /unchanged: .*config-keeper\.md/);
+  assert.match(stale.stdout, /missing: .*readme-guard\.md/);
+  assert.match(stale.stdout, /left over: .*readme-keeper\.md \(an earlier export's, for a mode not exported now: delete it, or export that mode/);
+  assert.doesNotMatch(stale.stdout, /left over: .*spec-writer/);
+  assert.deepEqual(tree(root), before);
+  // A plain re-export brings its own files up to date but still fails on the left-over, and leaves it.
+  rmSync(join(agents, 'spec-writer.md'));
+  const again = await runCli(args, { env, cwd: root });
+  assert.equal(again.code, 1, again.stdout);
+  assert.doesNotMatch(again.stdout, /refused|failed/);
+  assert.match(again.stdout, /updated: .*docs-writer\.md/);
+  assert.match(again.stdout, /left over: .*readme-keeper\.md/);
+  assert.ok(existsSync(join(agents, 'readme-keeper.md')));
+  const bad = await runCli([...args, '--check', '--force'], { env, cwd: root });
+  assert.equal(bad.code, 2);
+});
+
 test('export refuses bad usage, unknown modes and a fileRegex with no exact glob (or writes ask with --lossy)', async (t) => {
   const { root, env } = project(t, UNTRANSLATABLE);
   for (const [args, why] of [
     [[], /--to is required/], [['--to', 'windsurf'], /unknown target "windsurf"/], [['--to', 'kilo', '--mode', 'nope'], /unknown mode nope/],
     [['--to', 'cursor', '--settings'], /--settings goes with --to claude-code/],
+    [['--to', 'cursor', '--settings-local'], /--settings-local goes with --to claude-code/],
+    [['--to', 'claude-code', '--settings', '--settings-local'], /pick one/],
+    [['--to', 'vscode', '--hook', 'http'], /--hook goes with --to claude-code/],
+    [['--to', 'claude-code', '--hook', 'grpc'], /--hook "grpc": use command or http/],
+    [['--to', 'claude-code', '--url', 'http://127.0.0.1:1/x'], /--url goes with --hook http/],
+    [['--to', 'claude-code', '--hook', 'http', '--url', 'ftp://x/'], /is not an http:\/\/ or https:\/\/ URL/],
+    [['--to', 'claude-code', '--hook', 'http', '--hook-command', 'x'], /--hook-command goes with command hooks/],
+    [['--to', 'claude-code', '--hook-command', '["npx", 3]'], /a JSON array must hold non-empty strings/],
+    [['--to', 'claude-code', '--hook-command', '[npx'], /is not a JSON array/],
+    [['--to', 'claude-code', '--hook-command', "'npx"], /unterminated single quote/],
+    [['--to', 'claude-code', '--check', '--dry-run'], /--check writes nothing/],
     [['--to', 'constructor'], /unknown target "constructor"/], [['toString', '--to', 'kilo'], /unexpected argument toString/],
   ] as [string[], RegExp][]) {
     const r = await runCli(['export', ...args], { env, cwd: root });
@@ -162,26 +251,110 @@ test('Cursor rules and VS Code agents parse, say what they cannot enforce, and l
   assert.match(JSON.stringify(agent.data.hooks), /hook claude-code --mode docs-writer --edits-only/);
 });
 
-test('--settings merges the hooks into .claude/settings.json, keeping other entries, with a backup', async (t) => {
+test('--settings merges one by-agent hook into .claude/settings.json, replacing an earlier export\'s per-agent ones, with a backup', async (t) => {
   const { root, env } = project(t);
   const settings = join(root, '.claude', 'settings.json');
   mkdirSync(join(root, '.claude'));
   const mine = { matcher: 'Bash', hooks: [{ type: 'command', command: 'echo mine' }] };
-  writeFileSync(settings, `${JSON.stringify({ model: 'opus', permissions: { allow: ['Read'] }, hooks: { PreToolUse: [mine], Stop: [] } }, null, 2)}\n`);
-  const first = await runCli(['export', '--to', 'claude-code', '--settings'], { env });
+  const modeHook = { type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--mode', 'docs-writer'] };
+  // What an earlier version wrote: one group per agent, this machine's node and clone in the command,
+  // one of them sharing its group with a handler of the user's.
+  const older = (slug: string): object => ({ type: 'command', command: `/usr/bin/node /home/someone/roo-modes-server/dist/main.js hook claude-code --mode ${slug} --agent ${slug}` });
+  const shared = { matcher: 'Edit|MultiEdit|Write|NotebookEdit', hooks: [older('architect'), { type: 'command', command: 'echo kept' }] };
+  writeFileSync(settings, `${JSON.stringify({
+    model: 'opus', permissions: { allow: ['Read'] },
+    hooks: { PreToolUse: [mine, { matcher: 'Edit|MultiEdit|Write|NotebookEdit', hooks: [older('docs-writer')] }, shared, { matcher: 'Write', hooks: [modeHook] }], Stop: [] },
+  }, null, 2)}\n`);
+  const first = await runCli(['export', '--to', 'claude-code', '--settings'], { env, cwd: root });
   assert.equal(first.code, 0, first.stdout);
-  assert.match(first.stdout, /updated: .*settings\.json \(6 hooks; previous version kept as .*settings\.json\.bak-/);
+  assert.match(first.stdout, /updated: .*settings\.json \(one hook for every exported agent, by agent_type; previous version kept as .*settings\.json\.bak-/);
   const merged = JSON.parse(readFileSync(settings, 'utf8'));
   assert.equal(merged.model, 'opus');
   assert.deepEqual(merged.permissions, { allow: ['Read'] });
   assert.deepEqual(merged.hooks.Stop, []);
-  assert.deepEqual(merged.hooks.PreToolUse[0], mine);
-  const commands = merged.hooks.PreToolUse.slice(1).map((e: { hooks: { command: string }[] }) => e.hooks[0]!.command);
-  assert.equal(commands.length, 6);
-  assert.ok(commands.every((c: string) => / hook claude-code --mode ([a-z-]+) --agent \1$/.test(c)), commands.join('\n'));
+  assert.deepEqual(merged.hooks.PreToolUse, [
+    mine,
+    { matcher: 'Edit|MultiEdit|Write|NotebookEdit', hooks: [{ type: 'command', command: 'echo kept' }] },
+    { matcher: 'Write', hooks: [modeHook] },
+    { matcher: 'Edit|Write|NotebookEdit|MultiEdit', hooks: [{ type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--by-agent'], onFailure: 'block' }] },
+  ]);
   assert.ok(readdirSync(join(root, '.claude')).some((n) => n.startsWith('settings.json.bak-')));
-  const second = await runCli(['export', '--to', 'claude-code', '--settings'], { env });
+  const second = await runCli(['export', '--to', 'claude-code', '--settings'], { env, cwd: root });
+  assert.equal(second.code, 0);
   assert.match(second.stdout, /unchanged: .*settings\.json/);
+
+  // --settings-local writes the file kept out of git instead; the HTTP form replaces the command one.
+  const local = await runCli(['export', '--to', 'claude-code', '--settings-local', '--hook', 'http'], { env, cwd: root });
+  assert.equal(local.code, 0, local.stdout);
+  assert.match(local.stdout, /wrote: .*settings\.local\.json/);
+  assert.deepEqual(JSON.parse(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8')).hooks.PreToolUse, [{
+    matcher: 'Edit|Write|NotebookEdit|MultiEdit',
+    hooks: [{
+      type: 'http', url: 'http://127.0.0.1:3000/hooks/claude-code', headers: { Authorization: 'Bearer ${ROO_MODES_HTTP_TOKEN}' },
+      allowedEnvVars: ['ROO_MODES_HTTP_TOKEN'], timeout: 30, onFailure: 'block',
+    }],
+  }]);
+  const back = await runCli(['export', '--to', 'claude-code', '--settings-local'], { env, cwd: root });
+  assert.equal(back.code, 0, back.stdout);
+  const hooks = JSON.parse(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8')).hooks.PreToolUse as { hooks: Handler[] }[];
+  assert.deepEqual(hooks.map((g) => g.hooks.map((h) => h.type)), [['command']]);
+});
+
+test('--hook http writes HTTP handlers that ask serve --http for the mode, failing closed, with the token from the environment', async (t) => {
+  const { root, env } = project(t);
+  const r = await runCli(['export', '--to', 'claude-code', '--mode', 'docs-writer', '--hook', 'http', '--url', 'http://127.0.0.1:4321/hooks/claude-code'], { env, cwd: root });
+  assert.equal(r.code, 0, r.stdout);
+  assert.match(r.stdout, /enforcement: the hooks ask http:\/\/127\.0\.0\.1:4321\/hooks\/claude-code: keep roo-modes-server serve --http running there/);
+  const agent = frontmatter(readFileSync(join(root, '.claude', 'agents', 'docs-writer.md'), 'utf8'));
+  assert.deepEqual((agent.data.hooks as HookGroups).PreToolUse, [{
+    matcher: 'Edit|Write|NotebookEdit|MultiEdit',
+    hooks: [{
+      type: 'http', url: 'http://127.0.0.1:4321/hooks/claude-code?mode=docs-writer', headers: { Authorization: 'Bearer ${ROO_MODES_HTTP_TOKEN}' },
+      allowedEnvVars: ['ROO_MODES_HTTP_TOKEN'], timeout: 30, onFailure: 'block',
+    }],
+  }]);
+});
+
+test('--hook-command takes words or a JSON array, keeps ${CLAUDE_PROJECT_DIR} for the agent, and VS Code gets it as a shell line', async (t) => {
+  const { root, env } = project(t);
+  const agentHandler = (): Handler => (frontmatter(readFileSync(join(root, '.claude', 'agents', 'docs-writer.md'), 'utf8')).data.hooks as HookGroups).PreToolUse[0]!.hooks[0]!;
+  const words = await runCli(['export', '--to', 'claude-code', '--mode', 'docs-writer', '--hook-command', 'npx --no-install', '--hook-command', 'roo-modes-server'], { env, cwd: root });
+  assert.equal(words.code, 0, words.stdout);
+  assert.match(words.stdout, /enforcement: the hooks run npx --no-install roo-modes-server and carry "onFailure": "block"/);
+  assert.deepEqual(agentHandler(), { type: 'command', command: 'npx', args: ['--no-install', 'roo-modes-server', 'hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
+  const local = '${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server';
+  const array = await runCli(['export', '--to', 'claude-code', '--mode', 'docs-writer', '--hook-command', JSON.stringify([local])], { env, cwd: root });
+  assert.equal(array.code, 0, array.stdout);
+  assert.doesNotMatch(array.stdout, /warning/);
+  assert.deepEqual(agentHandler(), { type: 'command', command: local, args: ['hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
+
+  const vs = await runCli(['export', '--to', 'vscode', '--mode', 'docs-writer', '--hook-command', local], { env, cwd: root });
+  assert.equal(vs.code, 0, vs.stdout);
+  const line = (frontmatter(readFileSync(join(root, '.github', 'agents', 'docs-writer.agent.md'), 'utf8')).data.hooks as { PreToolUse: Handler[] }).PreToolUse[0]!.command!;
+  assert.equal(line, '"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook claude-code --mode docs-writer --edits-only');
+  // A POSIX shell expands the placeholder from the environment and reads the rest back word for word.
+  const echoed = spawnSync('sh', ['-c', `printf '%s\\n' ${line}`], { env: { ...process.env, CLAUDE_PROJECT_DIR: '/p q' }, encoding: 'utf8' });
+  assert.deepEqual(echoed.stdout.trimEnd().split('\n'), ['/p q/node_modules/.bin/roo-modes-server', 'hook', 'claude-code', '--mode', 'docs-writer', '--edits-only']);
+});
+
+test('shellWord quotes what a shell would change and leaves ${NAME} placeholders for it to expand', () => {
+  for (const word of ['plain', 'a b', "it's", '$HOME', '`x`', '', 'a"b', '*', 'C:\\tools\\rms.cmd']) {
+    assert.deepEqual(splitShellWords(shellWord(word)), [word], word);
+  }
+  assert.equal(shellWord('${CLAUDE_PROJECT_DIR}/a b'), `"\${CLAUDE_PROJECT_DIR}"'/a b'`);
+});
+
+test('no exported file of any target names a folder of the exporting machine', async (t) => {
+  const { root, env } = project(t);
+  for (const target of ['claude-code', 'vscode', 'cursor', 'opencode', 'kilo']) {
+    const r = await runCli(['export', '--to', target, '--builtins', ...(target === 'claude-code' ? ['--settings'] : [])], { env, cwd: root });
+    assert.equal(r.code, 0, `${target}: ${r.stdout}`);
+  }
+  const written = [...tree(root)].filter(([f]) => f !== '.roomodes' && !f.startsWith('.roo/'));
+  assert.ok(written.length > 30, String(written.length));
+  for (const [file, text] of written) {
+    for (const local of [root, env.HOME, MAIN, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!text.includes(local!), `${file} names ${local}`);
+  }
 });
 
 /** Paths inside the project (normalised) and two outside it. */
@@ -199,7 +372,7 @@ async function validate(s: ServerProcess, id: string, session: string, tool: str
 
 test('OpenCode and Kilo permission rules agree with validate_tool_use on a table of paths, under both glob readings', async (t) => {
   const { root, env } = project(t);
-  for (const target of ['opencode', 'kilo']) assert.equal((await runCli(['export', '--to', target], { env })).code, 0, target);
+  for (const target of ['opencode', 'kilo']) assert.equal((await runCli(['export', '--to', target, '--builtins'], { env })).code, 0, target);
   const s = startServer(t, { args: ['--project-root', root], env });
   await s.initialize('2025-11-25');
   const listed = await s.call('list', 'tools/list');

@@ -103,7 +103,7 @@ test('orchestrator_mode_backup keep: N removes the older backups; orchestrator_m
 
 const NODE = process.execPath;
 
-test('add-to-mcp-config --client claude-code writes .mcp.json, or ~/.claude.json with --global, with --env and --sessions-dir', async (t) => {
+test('add-to-mcp-config --client claude-code writes a portable .mcp.json, or ~/.claude.json with --global, with --env and --sessions-dir', async (t) => {
   const home = tempDir(t, 'rms-home-');
   const project = tempDir(t, 'rms-proj-');
   const sessions = join(project, 'sessions');
@@ -113,7 +113,8 @@ test('add-to-mcp-config --client claude-code writes .mcp.json, or ~/.claude.json
   assert.deepEqual(JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8')), {
     mcpServers: {
       'roo-modes': {
-        type: 'stdio', command: NODE, args: [MAIN, '--project-root', project, '--sessions-dir', sessions],
+        // Shared with the team: the bin on PATH, the project as the client's folder, the sessions under it.
+        type: 'stdio', command: 'roo-modes-server', args: ['--sessions-dir', 'sessions'],
         env: { ROO_MODES_LOG_LEVEL: 'warning', EMPTY: '' },
       },
     },

@@ -4,7 +4,7 @@ import { chmod, lstat, mkdir, mkdtemp, readdir, readFile, rm, stat, symlink, wri
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { runAddToMcpConfig, type AddToMcpConfigIo } from '../../src/cli/add-to-mcp-config.js';
-import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON } from '../../src/cli/jsonc.js';
+import { JSONC, JsonSyntaxError, parseJson, STRICT_JSON } from '../../src/jsonc/read.js';
 
 const NODE = '/opt/node/bin/node';
 const MAIN = '/opt/roo-modes-server/dist/main.js';
@@ -31,17 +31,38 @@ async function add(argv: string[], extra: Partial<AddToMcpConfigIo> = {}): Promi
 
 const backups = async (dir: string): Promise<string[]> => (await readdir(dir)).filter((n) => n.includes('.bak-'));
 
-test('creates a missing VS Code project file and its folder with a stdio entry that runs node directly', async (t) => {
+test('creates a missing VS Code project file and its folder with a stdio entry that names no path of this machine', async (t) => {
   const project = await tempDir(t);
   const r = await add(['--client', 'vscode', '--project-root', project]);
   assert.equal(r.code, 0, r.err);
   const file = join(project, '.vscode', 'mcp.json');
   assert.deepEqual(JSON.parse(await readFile(file, 'utf8')), {
-    servers: { 'roo-modes': { type: 'stdio', command: NODE, args: [MAIN, '--project-root', project] } },
+    servers: { 'roo-modes': { type: 'stdio', command: 'roo-modes-server', args: ['--project-root', '${workspaceFolder}'] } },
   });
   assert.match(r.out, /^created: "roo-modes" in .*\.vscode\/mcp\.json/);
   assert.doesNotMatch(await readFile(file, 'utf8'), /npx/);
   assert.deepEqual(await backups(join(project, '.vscode')), []);
+});
+
+test('a shared project file names folders relative to the project or home, and refuses one it cannot name', async (t) => {
+  const project = await tempDir(t);
+  const home = await tempDir(t);
+  const env = { HOME: home };
+  const claude = await add(['--client', 'claude-code', '--project-root', project, '--sessions-dir', join(project, 'var', 'sessions')], { env });
+  assert.equal(claude.code, 0, claude.err);
+  assert.deepEqual(JSON.parse(await readFile(join(project, '.mcp.json'), 'utf8')).mcpServers['roo-modes'],
+    { type: 'stdio', command: 'roo-modes-server', args: ['--sessions-dir', 'var/sessions'] });
+  const cursor = await add(['--client', 'cursor', '--project-root', project, '--sessions-dir', join(home, 'rms')], { env });
+  assert.equal(cursor.code, 0, cursor.err);
+  assert.deepEqual(JSON.parse(await readFile(join(project, '.cursor', 'mcp.json'), 'utf8')).mcpServers['roo-modes'].args, ['--sessions-dir', '~/rms']);
+  const elsewhere = await add(['--client', 'roo', '--project-root', project, '--sessions-dir', '/var/lib/rms'], { env });
+  assert.equal(elsewhere.code, 2);
+  assert.match(elsewhere.err, /--sessions-dir \/var\/lib\/rms is outside the project and the home folder, so the shared .*\.roo\/mcp\.json cannot name it; use --global or --file/);
+  // A per-user file keeps this installation's absolute paths, which is what it is for.
+  const global = await add(['--client', 'claude-code', '--global', '--project-root', project], { env });
+  assert.equal(global.code, 0, global.err);
+  assert.deepEqual(JSON.parse(await readFile(join(home, '.claude.json'), 'utf8')).mcpServers['roo-modes'],
+    { type: 'stdio', command: NODE, args: [MAIN, '--project-root', project] });
 });
 
 test('adds to an existing Claude config, keeping other servers, other keys and the old file as a backup', async (t) => {
@@ -194,7 +215,7 @@ test('writes through a symlinked config file: the real file is updated and the l
   const r = await add(['--client', 'roo', '--project-root', join(dir, 'project')]);
   assert.equal(r.code, 0, r.err);
   assert.ok((await lstat(link)).isSymbolicLink(), 'the link is still a link');
-  assert.deepEqual(JSON.parse(await readFile(real, 'utf8')), { mcpServers: { keep: { command: 'me' }, 'roo-modes': { command: NODE, args: [MAIN, '--project-root', join(dir, 'project')] } } });
+  assert.deepEqual(JSON.parse(await readFile(real, 'utf8')), { mcpServers: { keep: { command: 'me' }, 'roo-modes': { command: 'roo-modes-server', args: [] } } });
   assert.equal((await backups(join(dir, 'dotfiles'))).length, 1, 'the backup sits beside the real file');
   assert.deepEqual(await readdir(join(dir, 'project', '.roo')), ['mcp.json']);
 });

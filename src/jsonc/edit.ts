@@ -1,7 +1,7 @@
 // Edits JSON(-with-comments) text by splicing: a member is added or its fields replaced in place,
-// so every other byte, comment and key stays as it was. It parses with jsonc.ts and never reformats.
+// so every other byte, comment and key stays as it was. It parses with read.ts and never reformats.
 import { isDeepStrictEqual } from 'node:util';
-import { parseJson, type Dialect, type JsonMember, type JsonNode } from './jsonc.js';
+import { parseJson, type Dialect, type JsonMember, type JsonNode } from './read.js';
 
 export type UpsertOutcome =
   | { ok: true; action: 'added' | 'updated' | 'unchanged'; text: string }

@@ -1,0 +1,174 @@
+// The "second machine" check: the package is packed and installed into a prefix of its own, an
+// exported project is copied elsewhere, and its hook entries are run the way Claude Code runs them.
+import { after, before, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync, type SpawnSyncReturns } from 'node:child_process';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { delimiter, dirname, join } from 'node:path';
+import { REPO } from './harness.js';
+import { parseYaml } from '../../src/yaml/read.js';
+
+const ROOMODES = [
+  'customModes:',
+  '  - slug: docs-writer', '    name: Docs writer', '    roleDefinition: You write the documentation.',
+  '    groups:', '      - read', '      - - edit', '        - fileRegex: "^docs/"',
+  '',
+].join('\n');
+
+interface Handler { type: string; command?: string; args?: string[]; onFailure?: string; url?: string }
+interface Installed { scratch: string; prefix: string; bin: string; tarball: string }
+
+let box: Installed;
+
+before(() => {
+  const scratch = mkdtempSync(join(tmpdir(), 'rms-portable-'));
+  const npm = (args: string[], cwd: string): string => {
+    const r = spawnSync('npm', args, { cwd, encoding: 'utf8', env: { ...process.env, npm_config_update_notifier: 'false' } });
+    assert.equal(r.status, 0, `npm ${args.join(' ')}: ${r.stderr}`);
+    return r.stdout;
+  };
+  // dist/ is built before the protocol tests run; the pack takes it as it is.
+  const packed = JSON.parse(npm(['pack', '--ignore-scripts', '--json', '--pack-destination', scratch], REPO)) as { filename: string }[];
+  const tarball = join(scratch, packed[0]!.filename);
+  const prefix = join(scratch, 'prefix');
+  npm(['install', '--global', '--prefix', prefix, '--offline', '--ignore-scripts', '--no-audit', '--no-fund', tarball], scratch);
+  box = { scratch, prefix, bin: join(prefix, 'bin'), tarball };
+});
+
+after(() => { if (box) rmSync(box.scratch, { recursive: true, force: true }); });
+
+/** PATH for the other machine: node's folder, and the installed bin folder unless left out. */
+function pathWith(withBin: boolean): string {
+  return [...(withBin ? [box.bin] : []), dirname(process.execPath), '/usr/bin', '/bin'].join(delimiter);
+}
+
+function installedCli(args: string[], cwd: string, home: string): SpawnSyncReturns<string> {
+  return spawnSync('roo-modes-server', args, {
+    cwd, encoding: 'utf8', env: { PATH: pathWith(true), HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code') },
+  });
+}
+
+/**
+ * Runs one handler as Claude Code's exec form does: `command` found on PATH and spawned with
+ * `args`, no shell, `${CLAUDE_PROJECT_DIR}` substituted in both, CLAUDE_PROJECT_DIR exported.
+ */
+function runAsClaudeCode(h: Handler, projectDir: string, event: object, path: string, home: string): SpawnSyncReturns<string> {
+  assert.equal(h.type, 'command');
+  assert.ok(Array.isArray(h.args), 'exec form: args is set');
+  const fill = (s: string): string => s.split('${CLAUDE_PROJECT_DIR}').join(projectDir);
+  return spawnSync(fill(h.command!), h.args.map(fill), {
+    cwd: projectDir, input: JSON.stringify(event), encoding: 'utf8', shell: false,
+    env: { PATH: path, HOME: home, CLAUDE_PROJECT_DIR: projectDir },
+  });
+}
+
+function frontmatterHooks(file: string): Handler[] {
+  const text = readFileSync(file, 'utf8');
+  const end = text.indexOf('\n---\n', 4);
+  const data = parseYaml(text.slice(4, end + 1)).value as { hooks?: { PreToolUse: { matcher: string; hooks: Handler[] }[] } };
+  const groups = data.hooks?.PreToolUse ?? [];
+  for (const g of groups) assert.equal(g.matcher, 'Edit|Write|NotebookEdit|MultiEdit');
+  return groups.flatMap((g) => g.hooks);
+}
+
+function files(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true, recursive: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name));
+}
+
+/** An edit of `file` (relative to the project) as Claude Code's PreToolUse event carries it. */
+const editEvent = (projectDir: string, file: string): object => ({
+  hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(projectDir, file), content: 'x' }, cwd: projectDir,
+});
+
+test('an exported project copied to another folder still denies an out-of-pattern edit through the installed package', () => {
+  const home = mkdtempSync(join(box.scratch, 'home-'));
+  const original = join(box.scratch, 'exporter', 'app');
+  mkdirSync(original, { recursive: true });
+  writeFileSync(join(original, '.roomodes'), ROOMODES);
+  const exported = installedCli(['export', '--to', 'claude-code', '--settings'], original, home);
+  assert.equal(exported.status, 0, exported.stdout + exported.stderr);
+  assert.match(exported.stdout, /"onFailure": "block".*Claude Code 2\.1\.295.*older versions ignore the key and let the edit through/);
+
+  const copy = join(box.scratch, 'elsewhere', 'app');
+  cpSync(original, copy, { recursive: true });
+  const written = files(join(copy, '.claude'));
+  assert.deepEqual(written.map((f) => f.slice(copy.length + 1)).sort(), ['.claude/agents/docs-writer.md', '.claude/settings.json']);
+  // Nothing in them names a folder of the machine that exported them.
+  for (const file of written) {
+    const text = readFileSync(file, 'utf8');
+    for (const local of [original, box.scratch, box.prefix, home, REPO.replace(/\/$/, ''), dirname(process.execPath), tmpdir()]) {
+      assert.ok(!text.includes(local), `${file} names ${local}`);
+    }
+  }
+
+  const [handler, ...more] = frontmatterHooks(join(copy, '.claude', 'agents', 'docs-writer.md'));
+  assert.equal(more.length, 0);
+  assert.deepEqual(handler, { type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
+  const denied = runAsClaudeCode(handler!, copy, editEvent(copy, 'src/app.ts'), pathWith(true), home);
+  assert.equal(denied.status, 0, denied.stderr);
+  const answer = JSON.parse(denied.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+  assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
+  assert.match(answer.hookSpecificOutput.permissionDecisionReason, /docs-writer.*\^docs\//);
+  const allowed = runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/intro.md'), pathWith(true), home);
+  assert.equal(allowed.status, 0, allowed.stderr);
+  assert.equal(allowed.stdout, '');
+
+  // Without the package on PATH the launcher cannot start; the entry is what makes Claude Code block then.
+  const missing = runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/intro.md'), pathWith(false), home);
+  assert.equal((missing.error as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
+  assert.equal(handler!.onFailure, 'block');
+
+  // The settings-level entry picks the mode by agent_type (implemented by `hook`): its text here.
+  const settings = JSON.parse(readFileSync(join(copy, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { matcher: string; hooks: Handler[] }[] } };
+  assert.deepEqual(settings.hooks.PreToolUse, [{
+    matcher: 'Edit|Write|NotebookEdit|MultiEdit',
+    hooks: [{ type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--by-agent'], onFailure: 'block' }],
+  }]);
+});
+
+test('a project-local launcher (${CLAUDE_PROJECT_DIR}/node_modules/.bin) runs from the copy with nothing on PATH', () => {
+  const home = mkdtempSync(join(box.scratch, 'home-'));
+  const original = join(box.scratch, 'exporter', 'local');
+  mkdirSync(original, { recursive: true });
+  writeFileSync(join(original, '.roomodes'), ROOMODES);
+  const launcher = '${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server';
+  const exported = installedCli(['export', '--to', 'claude-code', '--hook-command', launcher], original, home);
+  assert.equal(exported.status, 0, exported.stdout + exported.stderr);
+
+  // The copy has the package as a dev dependency, laid out as npm lays it out.
+  const copy = join(box.scratch, 'elsewhere', 'local');
+  cpSync(original, copy, { recursive: true });
+  cpSync(join(box.prefix, 'lib', 'node_modules', 'roo-modes-server'), join(copy, 'node_modules', 'roo-modes-server'), { recursive: true });
+  mkdirSync(join(copy, 'node_modules', '.bin'));
+  symlinkSync('../roo-modes-server/dist/main.js', join(copy, 'node_modules', '.bin', 'roo-modes-server'));
+
+  const [handler] = frontmatterHooks(join(copy, '.claude', 'agents', 'docs-writer.md'));
+  assert.equal(handler!.command, launcher);
+  const denied = runAsClaudeCode(handler!, copy, editEvent(copy, 'src/app.ts'), pathWith(false), home);
+  assert.equal(denied.status, 0, denied.stderr);
+  assert.match(denied.stdout, /"permissionDecision":"deny"/);
+  assert.equal(runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/a.md'), pathWith(false), home).stdout, '');
+});
+
+test('the installed add-to-mcp-config and generate-config write no path of this machine into shared files', () => {
+  const home = mkdtempSync(join(box.scratch, 'home-'));
+  const project = join(box.scratch, 'exporter', 'mcp');
+  mkdirSync(project, { recursive: true });
+  for (const client of ['claude-code', 'vscode', 'cursor', 'roo']) {
+    const r = installedCli(['add-to-mcp-config', '--client', client, '--project-root', project, '--sessions-dir', join(project, '.sessions')], project, home);
+    assert.equal(r.status, 0, r.stderr);
+  }
+  const mcp = JSON.parse(readFileSync(join(project, '.mcp.json'), 'utf8'));
+  assert.deepEqual(mcp.mcpServers['roo-modes'], { type: 'stdio', command: 'roo-modes-server', args: ['--sessions-dir', '.sessions'] });
+  const vscode = JSON.parse(readFileSync(join(project, '.vscode', 'mcp.json'), 'utf8'));
+  assert.deepEqual(vscode.servers['roo-modes'].args, ['--project-root', '${workspaceFolder}', '--sessions-dir', '${workspaceFolder}/.sessions']);
+  for (const file of files(project)) {
+    const text = readFileSync(file, 'utf8');
+    for (const local of [project, box.prefix, home, dirname(process.execPath)]) assert.ok(!text.includes(local), `${file} names ${local}`);
+  }
+  const config = installedCli(['generate-config'], project, home);
+  assert.equal(config.status, 0, config.stderr);
+  for (const local of [box.prefix, REPO.replace(/\/$/, ''), home]) assert.ok(!config.stdout.includes(local), `generate-config names ${local}`);
+  assert.equal(JSON.parse(config.stdout).$schema, './node_modules/roo-modes-server/schemas/config.schema.json');
+});
