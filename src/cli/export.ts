@@ -6,8 +6,7 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JsonSyntaxError } from '../jsonc/read.js';
-import { backup, resolveTarget } from './add-to-mcp-config.js';
+import type { UpsertOutcome } from '../jsonc/edit.js';
 import { DEFAULT_LAUNCHER, prepareMode, writtenByExport, type ExportContext, type ExportMode, type HookTransport, type TargetOutput } from '../export/source.js';
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
 import { vscodeAgent } from '../export/vscode.js';
@@ -232,13 +231,13 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
   if (args.modes.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
-  if (args.settings !== undefined) failed = !(await settings(join(outDir, SETTINGS_FILES[args.settings]), ctx, args, io, report)) || failed;
+  if (args.settings !== undefined) {
+    const entry = hookEntry(claudeHook(ctx, null));
+    failed = !(await mergeInto(join(outDir, SETTINGS_FILES[args.settings]), (text) => mergeHooks(text, entry), 'one hook for every exported agent, by agent_type', args, io, report)) || failed;
+  }
   if (args.enforce !== undefined) {
-    const merged = await mergeJsonFile(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, cursorHookEntry(ctx, args.enforce!)),
-      `preToolUse hook for mode ${args.enforce}`, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write');
-    if (merged.preview !== undefined) io.out(`==> ${join(outDir, CURSOR_HOOKS_FILE)} <==\n${merged.preview}\n`);
-    report.push(`  ${merged.line}`);
-    failed = !merged.ok || failed;
+    const entry = cursorHookEntry(ctx, args.enforce);
+    failed = !(await mergeInto(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, entry), `preToolUse hook for mode ${args.enforce}`, args, io, report)) || failed;
   }
   const plugin = args.plugin && agents.size > 0;
   if (plugin) {
@@ -304,31 +303,10 @@ async function leftovers(folder: string, written: ReadonlyMap<string, string>, o
   return clean;
 }
 
-/** Merges the one settings-level hook into a Claude Code settings file, keeping every other entry and a backup. */
-async function settings(file: string, ctx: ExportContext, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
-  const real = await resolveTarget(file);
-  if (typeof real !== 'string') { report.push(`  refused: ${real.refused}`); return false; }
-  const old = await readIfExists(real);
-  let outcome;
-  try {
-    outcome = mergeHooks(old ?? '', hookEntry(claudeHook(ctx, null)));
-  } catch (err) {
-    if (!(err instanceof JsonSyntaxError)) throw err;
-    report.push(`  refused: ${file} is not valid JSON (${err.message}); fix it first`);
-    return false;
-  }
-  if (!outcome.ok) { report.push(`  refused: cannot edit ${file} safely: ${outcome.reason}`); return false; }
-  if (old !== null && outcome.text === old) { report.push(`  unchanged: ${file}`); return true; }
-  if (args.check) { report.push(`  ${old === null ? 'missing' : 'stale'}: ${file} (its roo-modes-server hook is missing or out of date)`); return false; }
-  if (args.dryRun) { io.out(`==> ${file} (would ${old === null ? 'write' : 'update'}) <==\n${outcome.text}\n`); return true; }
-  try {
-    await mkdir(dirname(real), { recursive: true });
-    const saved = old === null ? null : await backup(real);
-    await writeFileAtomic(real, outcome.text);
-    report.push(`  ${old === null ? 'wrote' : 'updated'}: ${file} (one hook for every exported agent, by agent_type${saved ? `; previous version kept as ${saved}` : ''})`);
-  } catch (err) {
-    report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
-    return false;
-  }
-  return true;
+/** Merges an entry into a JSON config the agent shares with others (a backup kept); false when refused, stale or failed. */
+async function mergeInto(file: string, merge: (text: string) => UpsertOutcome, what: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
+  const merged = await mergeJsonFile(file, merge, what, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write');
+  if (merged.preview !== undefined) io.out(`==> ${file} (would ${merged.preview.verb}) <==\n${merged.preview.text}\n`);
+  report.push(`  ${merged.line}`);
+  return merged.ok;
 }

@@ -11,8 +11,8 @@ export interface MergeResult {
   ok: boolean;
   /** One report line: what happened to the file, or why nothing was written. */
   line: string;
-  /** The text that would be written, for --dry-run (absent when nothing would change). */
-  preview?: string;
+  /** What would be written, for --dry-run (absent when nothing would change). */
+  preview?: { verb: 'write' | 'update'; text: string };
 }
 
 async function readIfExists(path: string): Promise<string | null> {
@@ -40,9 +40,9 @@ export async function mergeJsonFile(file: string, merge: (text: string) => Upser
   }
   if (!outcome.ok) return { ok: false, line: `refused: cannot edit ${file} safely: ${outcome.reason}` };
   if (old !== null && outcome.text === old) return { ok: true, line: `unchanged: ${file}` };
-  if (mode === 'check') return { ok: false, line: `${old === null ? 'missing' : 'stale'}: ${file} (${what} missing or out of date)` };
+  if (mode === 'check') return { ok: false, line: `${old === null ? 'missing' : 'stale'}: ${file} (${what}: missing or out of date)` };
   const verb = old === null ? 'write' : 'update';
-  if (mode === 'dry-run') return { ok: true, line: `would ${verb}: ${file} (${what})`, preview: outcome.text };
+  if (mode === 'dry-run') return { ok: true, line: `would ${verb}: ${file} (${what})`, preview: { verb, text: outcome.text } };
   try {
     await mkdir(dirname(real), { recursive: true });
     const saved = old === null ? null : await backup(real);

@@ -101,7 +101,7 @@ test('an existing hooks.json keeps its hooks and comments, is backed up, and a r
   const stale = readFileSync(hooksFile(root), 'utf8');
   const check = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer', '--check'], { env, cwd: root });
   assert.equal(check.code, 1, check.stdout);
-  assert.match(check.stdout, /stale: .*hooks\.json \(preToolUse hook for mode docs-writer missing or out of date\)/);
+  assert.match(check.stdout, /stale: .*hooks\.json \(preToolUse hook for mode docs-writer: missing or out of date\)/);
   assert.equal(readFileSync(hooksFile(root), 'utf8'), stale);
   const current = await runCli(['export', '--to', 'cursor', '--enforce', 'test-writer', '--check'], { env, cwd: root });
   assert.equal(current.code, 0, current.stdout);
