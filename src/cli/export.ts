@@ -50,8 +50,9 @@ agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
-  cursor       .cursor/rules/<slug>.mdc      rule; limits described (Cursor cannot enforce them)
-  opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins
+  cursor       .cursor/rules/<slug>.mdc      rule; limits described (--enforce: a hook binds one)
+  opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins (--plugin:
+                                             a plugin also asks the hook before each call)
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
 
   --to AGENT            the target (required)
