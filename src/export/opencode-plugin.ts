@@ -115,7 +115,7 @@ async function overHttp(slug, event) {
     status = response.status;
     text = (await response.text()).slice(0, MAX_ANSWER);
   } catch (err) {
-    return { fail: 'cannot reach ' + url.origin + url.pathname + ': ' + (err.cause?.code ?? err.code ?? err.message) };
+    return { fail: 'cannot reach ' + url.origin + url.pathname + ': ' + (err.cause?.code ?? err.cause?.message ?? err.code ?? err.message) };
   }
   if (status < 200 || status > 299) return { fail: 'HTTP ' + status + (text.trim() ? ': ' + text.trim().slice(0, 200) : '') };
   try {
