@@ -16,6 +16,7 @@ export interface ServerConfig {
   logging: { level: string; file: string | null };
   modesets: { dir: string };
   prompts: { use_agent_rules: boolean };
+  backups: { keep: number };
   ipc: {
     socket_path: string | null; host: string | null; port: number | null;
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;
@@ -80,6 +81,8 @@ const FLAGS: Record<string, [path: string[], hasValue: boolean]> = {
   '--host': [['http', 'host'], true],
   '--port': [['http', 'port'], true],
   '--path': [['http', 'path'], true],
+  // A list (see originList); repeating the flag adds to it.
+  '--allowed-origins': [['http', 'allowed_origins'], true],
 };
 const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
 
@@ -111,6 +114,10 @@ export function parseServeArgs(argv: readonly string[]): ParsedArgs {
     else if (name === '--http') parsed.http = true;
     else if (name === '--insecure-no-auth') parsed.insecureNoAuth = true;
     else if (name === '--port') setPath(parsed.overrides, path, portNumber(value as string, '--port', 0));
+    else if (name === '--allowed-origins') {
+      const before = (parsed.overrides.http as { allowed_origins?: string[] } | undefined)?.allowed_origins ?? [];
+      setPath(parsed.overrides, path, [...before, ...originList(value as string, name)]);
+    }
     else setPath(parsed.overrides, path, value);
     if (name === '--sessions-dir') setPath(parsed.overrides, SESSIONS_ON, true);
   }
@@ -123,10 +130,39 @@ function portNumber(text: string, what: string, min: number): number {
   return Number(text);
 }
 
+/** `scheme://host[:port]`, with a trailing `/` allowed (the gate drops it): no path, query or user. */
+const ORIGIN = /^[a-z][a-z0-9+.-]*:\/\/[^/?#@\s]+\/?$/i;
+
+/**
+ * Origins from a flag or an environment variable: separated by commas or spaces, each an origin
+ * as http.allowed_origins holds it; anything else is refused, naming where it came from.
+ */
+export function originList(text: string, where: string): string[] {
+  const items = text.split(/[\s,]+/).filter((o) => o !== '');
+  const bad = items.find((o) => !ORIGIN.test(o));
+  if (bad !== undefined) throw new ConfigError(`${where}: ${JSON.stringify(bad)} is not an origin (scheme://host[:port], e.g. https://app.example.com)`);
+  if (items.length === 0) throw new ConfigError(`${where} needs at least one origin (scheme://host[:port])`);
+  return items;
+}
+
 function setPath(target: Json, path: string[], value: unknown): void {
   let node = target;
   for (const key of path.slice(0, -1)) node = (node[key] = isObject(node[key]) ? node[key] : {}) as Json;
   node[path[path.length - 1]!] = value;
+}
+
+/**
+ * The one rule for a bearer token, whichever layer gives it (file, environment, flag): null, or at
+ * least the schema's minLength of http.token in characters. `where` names the layer in the error.
+ */
+export function checkHttpToken(token: unknown, where: string): void {
+  if (token === undefined || token === null) return;
+  const schema = JSON.parse(readFileSync(CONFIG_SCHEMA_URL, 'utf8')) as { properties: { http: { properties: { token: { minLength: number } } } } };
+  const min = schema.properties.http.properties.token.minLength;
+  if (typeof token !== 'string' || [...token].length < min) {
+    const got = typeof token === 'string' ? `${[...token].length} characters` : `a ${typeof token}`;
+    throw new ConfigError(`${where} must be a token of at least ${min} characters (got ${got}): a short token is quickly guessed`);
+  }
 }
 
 function envOverrides(env: NodeJS.ProcessEnv): Json {
@@ -143,6 +179,9 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_MODES_SESSIONS_DIR', ['sessions', 'persistence', 'storage_path']);
   if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
   str('ROO_MODES_HTTP_TOKEN', ['http', 'token']);
+  checkHttpToken(isObject(out.http) ? out.http.token : undefined, 'ROO_MODES_HTTP_TOKEN');
+  const origins = env.ROO_MODES_HTTP_ALLOWED_ORIGINS;
+  if (origins !== undefined && origins !== '') setPath(out, ['http', 'allowed_origins'], originList(origins, 'ROO_MODES_HTTP_ALLOWED_ORIGINS'));
   const port = env.ROO_IPC_PORT;
   if (port !== undefined && port !== '') {
     setPath(out, ['ipc', 'port'], portNumber(port, 'ROO_IPC_PORT', 1));
@@ -174,11 +213,14 @@ export async function loadConfig(
     if (!isObject(parsed)) throw new ConfigError(`config file ${file} must hold a JSON object`);
     // Checked before the schema, whose validator recurses into what it is given.
     if (tooDeep(parsed)) throw new ConfigError(`config file ${file}: ${depthMessage('the document')}`);
+    checkHttpToken(isObject(parsed.http) ? parsed.http.token : undefined, `http.token in ${file}`);
     fileLayer = await validateAgainstSchema(parsed, file, warn);
   }
   const merged = merge(merge(merge(defaultConfig() as unknown as Json, fileLayer), envOverrides(env)), args.overrides);
-  // Flags and environment only fill string slots (the port is checked above), so only the file
-  // layer needs the schema; that keeps the validator off the startup path.
+  // Flags give no token today; this holds any later layer to the same rule.
+  checkHttpToken((merged.http as Json).token, 'http.token');
+  // Flags and environment only fill string slots (the port and the origins are checked above), so
+  // only the file layer needs the schema; that keeps the validator off the startup path.
   const config = merged as unknown as ServerConfig;
   if (!parseLogLevel(config.logging.level)) {
     throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (${LOG_LEVELS.join(', ')})`);

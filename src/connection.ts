@@ -9,6 +9,7 @@ import { McpServer } from './mcp/server.js';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { LogSink, Logger } from './log.js';
 import type { Services } from './services.js';
+import type { ModeRegistry } from './modes/registry.js';
 import type { ToolListing } from './mcp/tools.js';
 
 /** One wired connection: the transport feeds `incoming`, drains `outgoing`, and awaits `done`. */
@@ -42,6 +43,7 @@ const ownerOf = (ctx: RequestContext): Connection | undefined => ctx.owner as Co
 export class Core {
   readonly #live = new Set<Connection & { sink: LogSink }>();
   #services: Promise<Services> | null = null;
+  #modes: Promise<ModeRegistry> | null = null;
   #listing: Promise<ToolListing> | null = null;
 
   constructor(readonly config: ServerConfig, readonly version: string, readonly sink: LogSink, readonly log: Logger) {
@@ -60,10 +62,33 @@ export class Core {
       })));
   }
 
+  /**
+   * The mode registry, loaded once. Its first load logs the problems in the mode files, so it runs
+   * right behind the first answer (not at the first tool call) and the services then share it.
+   */
+  modes(): Promise<ModeRegistry> {
+    if (this.#modes) return this.#modes;
+    this.#modes = Promise.all([import('./modes/registry.js'), import('./modesets/legacy.js')]).then(async ([{ ModeRegistry }, { convertLegacyRoles }]) => {
+      const { config } = this;
+      const registry = new ModeRegistry({
+        projectRoot: config.paths.project_root ?? process.cwd(),
+        configDir: config.paths.global_config_dir,
+        globalModesFile: config.paths.global_modes_file,
+        modesetsDir: config.modesets.dir,
+        convertDocument: convertLegacyRoles,
+        agentRules: config.prompts.use_agent_rules,
+      }, this.log.child('modes'));
+      await registry.load();
+      return registry;
+    });
+    this.#modes.catch((err: unknown) => { this.log.error('the server could not read the mode files', err); });
+    return this.#modes;
+  }
+
   services(): Promise<Services> {
     if (this.#services) return this.#services;
-    this.#services = import('./services.js').then(async ({ Services }) => {
-      const s = new Services(this.config, this.log, {
+    this.#services = Promise.all([import('./services.js'), this.modes()]).then(async ([{ Services }, modes]) => {
+      const s = new Services(this.config, this.log, modes, {
         protocolVersion: (ctx) => ownerOf(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
         progress: (ctx, p, t, m) => ownerOf(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
@@ -87,7 +112,7 @@ export class Core {
     const lifecycle = new Lifecycle();
     const sink: LogSink = { level: this.sink.level, write: this.sink.write, forward: null };
     const server = new McpServer({
-      version: this.version, services: () => this.services(), listing: () => this.listing(),
+      version: this.version, services: () => this.services(), modes: () => this.modes(), listing: () => this.listing(),
       preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log: this.log,
     });
     const table = server.methods();

@@ -6,8 +6,8 @@
  * One table: --help prints it and the README shows it (test/protocol/log-levels.test.ts compares).
  */
 export const LOG_LEVEL_TABLE = [
-  { level: 'debug', writes: 'tracing detail: ignored messages, watched folders, session sweeps, IPC reconnect attempts' },
-  { level: 'info', writes: 'what the server does: start-up and its client, mode reloads, mode-set changes, IPC connections' },
+  { level: 'debug', writes: 'tracing detail: the client that initialized, ignored messages, watched folders, session sweeps, IPC reconnect attempts' },
+  { level: 'info', writes: 'what the server does: mode reloads, mode-set changes, IPC connections' },
   { level: 'notice', writes: 'events worth knowing that are not problems' },
   { level: 'warning', writes: 'problems it works around: a skipped mode, an unreadable file, client roots it cannot use' },
   { level: 'error', writes: 'failures: a request that hit a bug, a reload or file watch that failed' },

@@ -44,6 +44,8 @@ Serve options:
   --host HOST               HTTP bind address, default 127.0.0.1 (http.host)
   --port PORT               HTTP port, default 3000; 0 picks a free one (http.port)
   --path PATH               HTTP endpoint path, default /mcp (http.path)
+  --allowed-origins LIST    origins allowed besides loopback, comma-separated; repeatable
+                            (http.allowed_origins; env ROO_MODES_HTTP_ALLOWED_ORIGINS)
   --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
   -h, --help                this text
   -v, --version             the version
@@ -181,6 +183,8 @@ async function serve(argv: string[]): Promise<number> {
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
 
+  // Started by hand in a terminal, a server waiting on stdin looks like a hang: one line says why.
+  if (process.stdin.isTTY) io.err('roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: roo-modes-server demo, or roo-modes-server --help\n');
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
   const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
   await conn.done;

@@ -3,7 +3,7 @@
 import { homedir } from 'node:os';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
-import { ModeRegistry, type ModesChange } from './modes/registry.js';
+import type { ModeRegistry, ModesChange } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
@@ -11,9 +11,9 @@ import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
 import { authoringTools } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './modes/authoring.js';
-import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from './rpc/errors.js';
+import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
+import { modeNotFound } from './modes/problems.js';
 import type { ScopeConfig } from './modes/mode-writes.js';
-import { convertLegacyRoles } from './modesets/legacy.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
@@ -32,16 +32,10 @@ export class Services {
   #projectRoot: string | null;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
-  constructor(readonly config: ServerConfig, readonly log: Logger, private readonly hooks: ServicesHooks) {
+  /** `modes` is the registry Core loaded at start (for the project root in force, `projectRoot`). */
+  constructor(readonly config: ServerConfig, readonly log: Logger, modes: ModeRegistry, private readonly hooks: ServicesHooks) {
     this.#projectRoot = config.paths.project_root;
-    this.modes = new ModeRegistry({
-      projectRoot: this.projectRoot,
-      configDir: config.paths.global_config_dir,
-      globalModesFile: config.paths.global_modes_file,
-      modesetsDir: config.modesets.dir,
-      convertDocument: convertLegacyRoles,
-      agentRules: config.prompts.use_agent_rules,
-    }, log.child('modes'));
+    this.modes = modes;
     this.sessions = new SessionStore({
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
@@ -62,6 +56,7 @@ export class Services {
     const specs = listing.specs;
     // Watchers first, then the first load: an edit made while loading is then never missed.
     await this.modes.watch(onModesChanged);
+    await this.#tidyModeFiles();
     await Promise.all([this.modes.load(), this.sessions.init()]);
     this.#closers.push(() => this.modes.close(), () => this.sessions.close());
     // The mode-file tools share one view of the files, the reload path and the session gate.
@@ -129,7 +124,7 @@ export class Services {
   async #sessionGate(sessionId: string, plan: PlannedWrite): Promise<void> {
     const s = await this.sessions.get(sessionId);
     const mode = this.modes.current.get(s.task.mode_slug);
-    if (!mode) throw new ModeNotFoundError(s.task.mode_slug, this.modes.current.slugs());
+    if (!mode) throw modeNotFound(this.modes.current, s.task.mode_slug);
     const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./modes/write-gate.js'), import('./modes/authoring.js')]);
     const ctx = { projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root };
     for (const path of [plan.modeFile, ...(plan.rulesDir ? [plan.rulesDir] : [])]) {
@@ -140,17 +135,31 @@ export class Services {
     }
   }
 
+  /** Finishes a mode-file change a crash cut short and clears dead writers' leftovers; never fatal. */
+  async #tidyModeFiles(): Promise<void> {
+    const [{ scopePaths }, { tidyModeFile }] = await Promise.all([import('./modes/mode-writes.js'), import('./modes/mode-file-lock.js')]);
+    for (const scope of ['project', 'global'] as const) {
+      try {
+        const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()));
+        if (done?.finished) this.log.warn(`finished an interrupted change of ${scope} modes (${done.finished.join(', ') || 'mode file only'})`);
+        if (done && done.removed.length > 0) this.log.info(`removed ${done.removed.length} leftover temp file(s) of the ${scope} mode file`);
+      } catch (err) {
+        this.log.warn(`could not tidy the ${scope} mode file`, err);
+      }
+    }
+  }
+
   /** Where the mode files and rules folders of each scope are, for the tools that write them. */
   scopeConfig(): ScopeConfig {
     const p = this.config.paths;
-    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir() };
+    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir(), backupsKeep: this.config.backups.keep };
   }
 
   /** Uses the client's root when none was configured, and reloads the modes from there. */
   async adoptClientRoot(root: string): Promise<void> {
     if (this.projectRootConfigured || root === this.#projectRoot) return;
     this.#projectRoot = root;
-    this.log.info(`project root from the client: ${root}`);
+    this.log.debug(`project root from the client: ${root}`);
     await this.modes.setProjectRoot(root);
   }
 

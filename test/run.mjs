@@ -1,8 +1,11 @@
 // Runs every test file under test/unit, test/protocol and test/robustness with node:test
-// (TypeScript through tsx). Protocol tests spawn the built server, so `npm test` builds first.
-import { spawnSync } from 'node:child_process';
+// (TypeScript through tsx) and test/reporter.mjs, whose last line `N passed, N failed, N skipped`
+// stays the last line printed. Protocol tests spawn the built server: build first (`npm test` does).
+// Exit 1 when a test failed, node:test itself failed, or no test ran; it never builds anything.
+import { spawn } from 'node:child_process';
 import { readdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { createInterface } from 'node:readline';
 
 const roots = process.argv.length > 2 ? process.argv.slice(2) : ['test/unit', 'test/protocol', 'test/robustness'];
 const files = [];
@@ -15,6 +18,36 @@ const walk = (p) => {
   }
 };
 for (const r of roots) { try { walk(r); } catch { /* missing tier */ } }
-if (files.length === 0) { console.error('test/run.mjs: no test files found'); process.exit(1); }
-const r = spawnSync(process.execPath, ['--import', 'tsx', '--test', '--test-concurrency=2', ...files], { stdio: 'inherit' });
-process.exit(r.status ?? 1);
+if (files.length === 0) {
+  console.error('test/run.mjs: no test files found');
+  console.log('0 passed, 0 failed, 0 skipped');
+  process.exit(1);
+}
+
+const reporter = new URL('./reporter.mjs', import.meta.url).href;
+// A run started from inside a test (test/unit/test-runner.test.ts) is a run of its own, not part of the outer one.
+const env = { ...process.env };
+delete env.NODE_TEST_CONTEXT;
+const child = spawn(process.execPath,
+  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-reporter=${reporter}`, '--test-reporter-destination=stdout', ...files],
+  { stdio: ['ignore', 'pipe', 'inherit'], env });
+
+// Every line passes through at once except the latest, held back so that nothing we add follows
+// the summary line.
+let held;
+const lines = createInterface({ input: child.stdout, crlfDelay: Infinity });
+lines.on('line', (line) => { if (held !== undefined) process.stdout.write(held + '\n'); held = line; });
+const linesDone = new Promise((done) => lines.once('close', done));
+const [status, signal] = await new Promise((done) => child.on('close', (code, sig) => done([code, sig])));
+await linesDone;
+
+const m = /^(\d+) passed, (\d+) failed, (\d+) skipped$/.exec(held ?? '');
+const counted = m ? { passed: Number(m[1]), failed: Number(m[2]) } : undefined;
+const problems = [];
+if (!m && held !== undefined) process.stdout.write(held + '\n');
+if (!counted) problems.push('the reporter printed no summary line');
+else if (counted.passed + counted.failed === 0) problems.push('no test ran');
+if (status !== 0 && counted && counted.failed === 0) problems.push(`node --test exited with ${signal ?? `status ${status}`} although no test failed`);
+for (const p of problems) process.stdout.write(`test/run.mjs: ${p}\n`);
+process.stdout.write(m ? held + '\n' : '0 passed, 0 failed, 0 skipped\n');
+process.exitCode = problems.length || status !== 0 || (counted && counted.failed > 0) ? 1 : 0;

@@ -14,6 +14,7 @@ import {
 } from '../client/errors.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
 import { readScript, resolveReferences, UsageError, type Step } from './call-script.js';
+import { stepHeading, stepRecord } from './call-output.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
 import { MODERN_VERSIONS } from '../mcp/eras.js';
@@ -36,10 +37,14 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
   --arg key=value   one tool argument, typed by the tool's inputSchema (boolean, number, integer,
                     object/array as JSON, string as is); repeatable; wins over --json
   --json '{...}'    the whole arguments (or params) object
+  --json            (with no object after it) print each call's answer as one JSON line:
+                    {"line": N, "tool" or "method": NAME, "result": {...} or "error": {...}}
+                    ("line" only with --script); a call that got no answer has no line
   --script FILE     JSON lines, one call each: {"tool": "...", "arguments": {...}} or
                     {"method": "...", "params": {...}}, all in one session; a string argument that
                     is exactly $prev.<path> or $<line>.<path> (e.g. $prev.metadata.session_id,
-                    $2.list[0].id) is replaced by that field of an earlier result
+                    $2.list[0].id) is replaced by that field of an earlier result; as text, each
+                    answer opens with a line "==> line N: NAME <==" naming its call
   --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
                     in the current directory (another project: --server "roo-modes-server --project-root DIR")
   --url URL         talk to a running server over Streamable HTTP instead (serve --http), e.g.
@@ -50,7 +55,8 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
                     _meta on every request, no initialize) or a legacy one offered in initialize
                     (2025-11-25 by default; 2025-06-18, 2025-03-26, 2024-11-05)
   --timeout MS      limit for the whole run, start-up included (default 30000)
-  --raw             print result objects as JSON instead of their text
+  --raw             print result objects as JSON instead of their text (with --script, one
+                    compact line per call)
   -h, --help        this text
 
 Exit codes: 0 success; 1 tool error, JSON-RPC error or timeout; 2 usage error, or a server that
@@ -68,6 +74,8 @@ interface Parsed {
   server?: string[];
   timeoutMs: number;
   raw: boolean;
+  /** `--json` without an object: one JSON line per call (stepRecord). */
+  jsonLines: boolean;
   script?: string;
   sessionsDir?: string;
   protocol?: string;
@@ -77,7 +85,7 @@ interface Parsed {
 const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
 
 function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { help: false, pairs: [], timeoutMs: 30_000, raw: false };
+  const parsed: Parsed = { help: false, pairs: [], timeoutMs: 30_000, raw: false, jsonLines: false };
   const positional: string[] = [];
   for (let i = 0; i < argv.length; i++) {
     const token = argv[i]!;
@@ -113,6 +121,11 @@ function parseArgs(argv: string[]): Parsed {
         break;
       }
       case '--json': {
+        // Bare (last, or before another option): the output switch. An object never starts with `-`.
+        if (flag === token && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-'))) {
+          parsed.jsonLines = true;
+          break;
+        }
         const text = value();
         let json: unknown;
         try {
@@ -166,6 +179,7 @@ function parseArgs(argv: string[]): Parsed {
     }
   }
   if (parsed.help) return parsed;
+  if (parsed.raw && parsed.jsonLines) throw new UsageError('--raw and --json (one JSON line per call) are two ways to print; give one');
   if (parsed.script !== undefined) {
     if (positional.length > 0 || parsed.pairs.length > 0 || parsed.json !== undefined) {
       throw new UsageError('--script takes its calls from the file; do not also give a name, --arg or --json');
@@ -275,6 +289,8 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
   const { signal } = deadline;
   let client: McpClient | undefined;
   let exit = 0;
+  /** The call under way once its references are resolved: a failure from here on is its own. */
+  let current: Step | undefined;
   try {
     // Each call starts its own server; sessions outlive it only on disk.
     const env = parsed.sessionsDir === undefined ? io.env : { ...io.env, ROO_MODES_SESSIONS_DIR: resolve(parsed.sessionsDir) };
@@ -289,8 +305,12 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
     steps ??= [await commandLineStep(parsed, client, signal)];
     const results = new Map<number, JsonObject>();
     let prevLine = 0;
+    const text = !parsed.raw && !parsed.jsonLines;
     for (const step of steps) {
       const payload = resolveReferences(step.payload, step, results, prevLine) as JsonObject;
+      current = step;
+      // Each answer of a script opens with its call's name, a blank line apart from the previous one.
+      if (text && parsed.script !== undefined) io.out(`${prevLine === 0 ? '' : '\n'}${stepHeading(step)}\n`);
       const result =
         step.kind === 'tool'
           ? await client.callTool(step.name, payload, { signal })
@@ -298,17 +318,23 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
       results.set(step.line, result);
       prevLine = step.line;
       const where = parsed.script === undefined ? '' : `line ${step.line}: `;
+      if (parsed.jsonLines) io.out(`${stepRecord(step, { result })}\n`);
       if (parsed.raw) io.out(`${parsed.script === undefined ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
       if (result.isError === true) {
-        if (!parsed.raw) io.err(`${where}${toolErrorLine(result)}\n`);
+        if (text) io.err(`${where}${toolErrorLine(result)}\n`);
         exit = 1;
         break;
       }
-      if (!parsed.raw) io.out(`${textOf(result)}\n`);
+      if (text) io.out(`${textOf(result)}\n`);
     }
   } catch (err) {
     const { code, text } = describeError(err, parsed.timeoutMs);
-    io.err(`${text}\n`);
+    if (parsed.jsonLines && current !== undefined && err instanceof McpError) {
+      io.out(`${stepRecord(current, { error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } })}\n`);
+    }
+    // In a script, say which call failed (a reference's own error already names its line).
+    const where = parsed.script !== undefined && current !== undefined && !(err instanceof UsageError) ? `line ${current.line}: ` : '';
+    io.err(`${where}${text}\n`);
     exit = code;
   } finally {
     clearTimeout(timer);

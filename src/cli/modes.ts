@@ -2,8 +2,9 @@
 // Writes only through the io it is given; never touches process.stdout or exits the process.
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import { TOOL_GROUP_NAMES, type GroupEntry, type Mode, type ModeIssue } from '../modes/types.js';
+import { TOOL_GROUP_NAMES, type GroupEntry, type Mode } from '../modes/types.js';
 import { loadCatalogue } from '../modes/catalogue.js';
+import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { expandHome } from './flags.js';
 
@@ -55,11 +56,8 @@ export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, a
   };
 }
 
-/** `file:line:column: message`, the form editors and CI annotate. */
-export function formatIssue(issue: ModeIssue): string {
-  const col = issue.column !== undefined ? `:${issue.column}` : '';
-  return `${issue.file}:${issue.line ?? 1}${col}: ${issue.message}`;
-}
+/** `file:line:column: message`, the form editors and CI annotate (one formatter for the CLI and the log). */
+export { formatIssue };
 
 const groupLabel = (g: GroupEntry): string =>
   typeof g === 'string' ? g : g[1].fileRegex !== undefined ? `${g[0]}(${g[1].fileRegex})` : g[0];

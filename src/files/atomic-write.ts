@@ -64,8 +64,8 @@ export async function syncDirectory(dir: string): Promise<void> {
   }
 }
 
-/** Creates `path` (which must not exist) holding `data`, flushed to disk. */
-async function writeFlushed(path: string, data: string | Uint8Array, opts: AtomicWriteOptions): Promise<void> {
+/** Creates `path` (which must not exist) holding `data`, flushed to disk; the caller renames it into place. */
+export async function writeFlushed(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
   const fh = await open(path, 'wx', opts.mode ?? 0o644);
   try {
     await fh.writeFile(data);

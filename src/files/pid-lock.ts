@@ -196,9 +196,12 @@ export async function acquirePidLock(path: string, opts: PidLockOptions = {}): P
     const made = await create(path, opts.mode ?? 0o644);
     if (made !== null) return holding(path, made, leaseMs);
     const state = await breakIfStale(path, opts);
+    // Free now (released, or a dead holder's lock taken over): link again, even past the timeout.
+    if (state.kind === 'gone' || state.kind === 'broken') continue;
     const waited = Date.now() - started;
-    if (waited > timeoutMs) throw new LockBusyError(path, state.kind === 'gone' ? null : state.owner, waited);
-    if (state.kind === 'held' || state.kind === 'breaking') await sleep(pause); // else free: link again
+    if (waited > timeoutMs) throw new LockBusyError(path, state.owner, waited);
+    // The pause ends at once when the signal aborts: a cancelled or stopping request never waits on.
+    await sleep(pause, undefined, opts.signal ? { signal: opts.signal } : undefined);
   }
 }
 

@@ -29,6 +29,8 @@ export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Prom
   const shownHost = address.family === 'IPv6' ? `[${address.address}]` : address.address;
   io.err(`roo-modes-server: listening on http://${shownHost}:${address.port}${http.path}\n`);
   if (!http.token && args.insecureNoAuth) io.err('roo-modes-server: warning: no token on a non-loopback address (--insecure-no-auth)\n');
+  // The mode files are read once listening, so their problems are logged at start.
+  core.modes().catch(() => { /* logged by the loader */ });
   await new Promise<void>((resolve) => {
     const onSignal = (): void => { process.off('SIGTERM', onSignal); process.off('SIGINT', onSignal); resolve(); };
     process.on('SIGTERM', onSignal);

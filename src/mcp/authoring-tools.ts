@@ -4,7 +4,7 @@ import type { Catalogue } from '../modes/catalogue.js';
 import type { GroupEntry, GroupName, GroupOptions } from '../modes/types.js';
 import type { ModeFields, PlannedWrite } from '../modes/authoring.js';
 import type { Scope, ScopeConfig } from '../modes/mode-writes.js';
-import type { ToolFamily, ToolResult } from './tool-types.js';
+import type { ToolCallContext, ToolFamily, ToolResult } from './tool-types.js';
 
 export interface AuthoringDeps {
   catalogue(): Catalogue;
@@ -53,7 +53,8 @@ function report(r: import('../modes/authoring.js').AuthoringResult): ToolResult 
 }
 
 export function authoringTools(d: AuthoringDeps): ToolFamily {
-  const context = (args: Record<string, unknown>) => ({
+  const context = (args: Record<string, unknown>, ctx: ToolCallContext) => ({
+    signal: ctx.signal,
     catalogue: d.catalogue(),
     scopes: d.scopeConfig(),
     gate: (plan: PlannedWrite) => (typeof args.session_id === 'string' ? d.sessionGate(args.session_id, plan) : Promise.resolve()),
@@ -70,17 +71,17 @@ export function authoringTools(d: AuthoringDeps): ToolFamily {
     return out;
   };
   return {
-    async create_mode(args) {
+    async create_mode(args, ctx) {
       const { createMode } = await load();
-      return done(await createMode(context(args), { slug: args.slug as string, ...fieldsOf(args) }, (args.scope as Scope | undefined) ?? 'project'));
+      return done(await createMode(context(args, ctx), { slug: args.slug as string, ...fieldsOf(args) }, (args.scope as Scope | undefined) ?? 'project'));
     },
-    async update_mode(args) {
+    async update_mode(args, ctx) {
       const { updateMode } = await load();
-      return done(await updateMode(context(args), args.slug as string, fieldsOf(args), args.scope as Scope | undefined));
+      return done(await updateMode(context(args, ctx), args.slug as string, fieldsOf(args), args.scope as Scope | undefined));
     },
-    async delete_mode(args) {
+    async delete_mode(args, ctx) {
       const { deleteMode } = await load();
-      return done(await deleteMode(context(args), args.slug as string, args.scope as Scope | undefined, args.remove_rules === true));
+      return done(await deleteMode(context(args, ctx), args.slug as string, args.scope as Scope | undefined, args.remove_rules === true));
     },
   };
 }

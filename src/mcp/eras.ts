@@ -2,7 +2,7 @@
 // pure functions: method availability, per-request _meta rules, result decoration. No state here.
 import {
   InvalidParamsError, InvalidRequestError, MethodNotFoundError, MissingRequiredClientCapabilityError, type RpcError, ERROR_CODES,
-  UnsupportedProtocolVersionError,
+  UnsupportedProtocolVersionError, quoteName,
 } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import { PreSerialized } from '../rpc/dispatch.js';
@@ -180,7 +180,7 @@ export function resultDecoration(method: string, serverInfo: { name: string; ver
 export function resourceError(stateless: boolean, uri: string, legacy: RpcError): RpcError {
   if (!stateless) return legacy;
   const data = isRecord(legacy.data) ? legacy.data : { message: legacy.message };
-  return new InvalidParamsError(legacy.code === ERROR_CODES.MODE_NOT_FOUND ? 'Resource not found' : legacy.message, {
+  return new InvalidParamsError(legacy.code === ERROR_CODES.MODE_NOT_FOUND ? `Resource not found: ${quoteName(uri)}. ${legacy.message}` : legacy.message, {
     ...data, uri: uri.length > 200 ? `${uri.slice(0, 200)}…` : uri,
   });
 }

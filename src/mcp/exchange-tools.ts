@@ -1,7 +1,7 @@
 // export_mode and import_mode: Roo's export files, both ways. The handlers look modes up, call the
 // export/import modules and reload the catalogue after a write; they never touch files themselves.
-import { ModeNotFoundError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound } from '../modes/problems.js';
 import type { ScopeConfig, Scope } from '../modes/mode-writes.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 
@@ -14,11 +14,20 @@ export interface ExchangeDeps {
   sessionGate(sessionId: string, plan: { modeFile: string; rulesDir?: string }): Promise<void>;
 }
 
+/** What happened to one mode's rules folder, as it was done: a folder is only written when it gets files. */
+function rulesOutcome(m: import('../modes/import.js').ImportReport['modes'][number], dryRun: boolean): string {
+  const files = (n: number): string => `${n} rules file${n === 1 ? '' : 's'}`;
+  const old = `${m.removed.length} old entr${m.removed.length === 1 ? 'y' : 'ies'}`;
+  const [write, replace, remove] = dryRun ? ['would write', 'would replace', 'would remove'] : ['wrote', 'replaced', 'removed'];
+  if (m.written.length > 0) return m.removed.length > 0 ? `${replace} ${m.rules_dir} (${old}) with ${files(m.written.length)}` : `${write} ${files(m.written.length)} to ${m.rules_dir}`;
+  return m.removed.length > 0 ? `${remove} ${m.rules_dir} (${old}): the import has no rules files` : 'no rules files in the import, so no rules folder';
+}
+
 /** A readable account of an import, for the text part of the result. */
 export function importSummary(r: import('../modes/import.js').ImportReport): string {
   const lines = [`${r.dry_run ? 'Would import' : 'Imported'} ${r.modes.length} mode${r.modes.length === 1 ? '' : 's'} into ${r.mode_file} (${r.scope}, ${r.format}).`];
   for (const m of r.modes) {
-    lines.push(`- ${m.slug}: ${m.action}; ${m.rules_dir} ${m.removed.length > 0 ? `replaced (${m.removed.length} old entr${m.removed.length === 1 ? 'y' : 'ies'})` : 'written'} with ${m.written.length} rules file${m.written.length === 1 ? '' : 's'}`);
+    lines.push(`- ${m.slug}: ${m.action}; ${rulesOutcome(m, r.dry_run)}`);
     for (const s of m.skipped) lines.push(`  skipped ${JSON.stringify(s.relative_path)}: ${s.reason}`);
   }
   if (r.backup) lines.push(`Backup of what was replaced: ${r.backup}`);
@@ -31,7 +40,7 @@ export function exchangeTools(d: ExchangeDeps): ToolFamily {
       const slug = args.mode_slug as string;
       const cat = d.catalogue();
       const mode = cat.get(slug);
-      if (!mode) throw new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+      if (!mode) throw modeNotFound(cat, slug);
       const { exportMode } = await import('../modes/export.js');
       const { projectRoot, homeDir } = d.scopeConfig();
       const out = await exportMode(mode, { projectRoot, homeDir });
@@ -42,12 +51,12 @@ export function exchangeTools(d: ExchangeDeps): ToolFamily {
       return { text: out.text, metadata };
     },
 
-    async import_mode(args): Promise<ToolResult> {
+    async import_mode(args, ctx): Promise<ToolResult> {
       const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../modes/import.js'), import('../modes/mode-writes.js')]);
       const parsed = parseImport(args.yaml as string);
       const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
       const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
-      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan));
+      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan), ctx.signal);
       if (!report.dry_run) await d.reload();
       return { text: importSummary(report), metadata: { ...report, backup: report.backup ?? '' } };
     },

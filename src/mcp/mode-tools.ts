@@ -1,7 +1,8 @@
 // The seven mode tools of the seed API. Each handler looks modes up in the current catalogue and
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
-import { FileRestrictionError, ModeNotFoundError, ToolRestrictionError } from '../rpc/errors.js';
+import { FileRestrictionError, ToolRestrictionError, type ModeNotFoundError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
+import { formatIssue, modeNotFound } from '../modes/problems.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { decideToolUse } from '../modes/decide-tool-use.js';
@@ -21,7 +22,7 @@ export interface ModeToolDeps {
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function requireModeError(cat: Catalogue, slug: string): ModeNotFoundError {
-  return new ModeNotFoundError(slug.length > 200 ? `${slug.slice(0, 200)}…` : slug, cat.slugs());
+  return modeNotFound(cat, slug);
 }
 
 function requireMode(cat: Catalogue, slug: string): CompiledMode {
@@ -56,8 +57,8 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
   const problems = problemRows(cat.issues);
   metadata.problems = problems;
   if (problems.length > 0) {
-    const first = problems[0]!;
-    lines.push(`Skipped: ${problems.length} problem${problems.length === 1 ? '' : 's'} in the mode files (see problems); first: ${first.file}:${first.line}${first.slug ? ` (${first.slug})` : ''}: ${first.reason}`);
+    // Not every problem skips a mode (a misplaced fileRegex loads without its restriction).
+    lines.push(`Problems in the mode files: ${problems.length} (see problems); first: ${formatIssue(cat.issues[0]!)}`);
   }
   return { text: lines.join('\n'), metadata };
 }

@@ -8,7 +8,7 @@
  */
 export const KINDS = [
   { suffix: '', nameSuffix: '', label: '', mimeType: 'application/json', templateName: 'mode', template: 'Mode', about: 'Full mode definition with tool groups and restrictions' },
-  { suffix: '/config', nameSuffix: '_config', label: ' - Configuration', mimeType: 'application/json', templateName: 'mode_config', template: 'Mode configuration', about: 'Mode configuration in Roo Code form' },
+  { suffix: '/config', nameSuffix: '_config', label: ' - Configuration', mimeType: 'application/json', templateName: 'mode_config', template: 'Mode configuration', about: 'Mode configuration as a .roomodes entry (Roo Code keys)' },
   { suffix: '/system_prompt', nameSuffix: '_system_prompt', label: ' - System Prompt', mimeType: 'text/plain', templateName: 'mode_system_prompt', template: 'Mode system prompt', about: 'Composed system prompt' },
 ] as const;
 

@@ -1,6 +1,6 @@
 // Modes as MCP prompts: one prompt per mode (name = slug) whose messages carry the mode's system
 // prompt and, when given, the task. Reads the catalogue; never changes it.
-import { InvalidParamsError } from '../rpc/errors.js';
+import { InvalidParamsError, quoteName, shortList } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { Catalogue } from '../modes/catalogue.js';
 import type { CompiledMode } from '../modes/permissions.js';
@@ -32,7 +32,7 @@ export async function getPrompt(d: PromptDeps, params: Params): Promise<unknown>
   const cat = d.catalogue();
   const mode = cat.get(name);
   if (!mode) {
-    throw new InvalidParamsError(`Unknown prompt: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`, {
+    throw new InvalidParamsError(`Unknown prompt ${quoteName(name)}. Prompts are named by mode slug: ${shortList(cat.slugs())}`, {
       message: `Prompts are named by mode slug; available: ${cat.slugs().join(', ')}`, available: cat.slugs(),
     });
   }

@@ -1,8 +1,9 @@
 // Modes as MCP resources: mode://{slug}, mode://{slug}/config, mode://{slug}/system_prompt.
 // Owns the URI grammar and the subscription set; reads the catalogue, never changes it.
-import { ModeNotFoundError, ValidationError } from '../rpc/errors.js';
+import { ValidationError, quoteName } from '../rpc/errors.js';
 import type { Params } from '../rpc/jsonrpc.js';
 import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound } from '../modes/problems.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { paginate } from './pagination.js';
@@ -64,7 +65,12 @@ export class ModeResources {
     const { mode, kind, uri } = this.#resolve(params.uri);
     let text: string;
     if (kind.suffix === '') text = JSON.stringify(fullMode(mode), null, 2);
-    else if (kind.suffix === '/config') text = JSON.stringify(configOf(mode), null, 2);
+    else if (kind.suffix === '/config') {
+      // The mode as a .roomodes entry holds it (Roo's keys, absent ones left out), so it pastes back
+      // into a file; the writer's own shape, loaded only for this read.
+      const { modeToPlain } = await import('../modes/mode-file-edit.js');
+      text = JSON.stringify(modeToPlain(mode, mode.declaredSource !== undefined ? { source: mode.declaredSource } : {}), null, 2);
+    }
     else text = await this.#d.systemPrompt(mode);
     return { contents: [{ uri, mimeType: kind.mimeType, text }] };
   }
@@ -90,7 +96,7 @@ export class ModeResources {
     const m = URI.exec(raw);
     const kind = m ? KINDS.find((k) => k.suffix === (m[2] ?? '')) : undefined;
     if (!m || !kind) {
-      throw resourceError(this.#d.stateless(), raw, new ValidationError(`Invalid resource URI: ${shown}`, {
+      throw resourceError(this.#d.stateless(), raw, new ValidationError(`Invalid resource URI ${quoteName(raw)}: expected mode://{slug}, mode://{slug}/config or mode://{slug}/system_prompt`, {
         message: 'expected mode://{slug}, mode://{slug}/config or mode://{slug}/system_prompt', uri: shown,
       }));
     }
@@ -98,7 +104,7 @@ export class ModeResources {
     const mode = cat.get(m[1]!);
     if (!mode) {
       if (!mustExist) return { mode: undefined as never, kind, uri: raw };
-      throw resourceError(this.#d.stateless(), raw, new ModeNotFoundError(m[1]!, cat.slugs()));
+      throw resourceError(this.#d.stateless(), raw, modeNotFound(cat, m[1]!));
     }
     return { mode, kind, uri: raw };
   }
@@ -124,10 +130,3 @@ function dialectFields(m: CompiledMode): Record<string, unknown> {
   };
 }
 
-function configOf(m: CompiledMode): Record<string, unknown> {
-  return {
-    slug: m.slug, name: m.name, source: m.source, groups: m.groups,
-    description: m.description ?? null, when_to_use: m.whenToUse ?? null,
-    ...dialectFields(m),
-  };
-}

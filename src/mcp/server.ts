@@ -34,6 +34,8 @@ export interface McpServerOptions {
   version: string;
   /** Starts (once) and returns the feature services: loaded on first use, so an idle server stays small. */
   services: () => Promise<Services>;
+  /** The mode registry alone (its first load logs the mode files' problems). */
+  modes: () => Promise<unknown>;
   /** tools/list from the spec files, without the feature modules. */
   listing: () => Promise<ToolListing>;
   /** Load the services right after initialize (the IPC bridge must connect to push events). */
@@ -194,12 +196,15 @@ export class McpServer {
     return capabilities;
   }
 
-  /** Loads the services right behind the first answer when the IPC bridge must connect to push events. */
+  /**
+   * Right behind the first answer, reads the mode files (their problems are logged at start, not at
+   * the first tool call), or all the services when the IPC bridge must connect to push events.
+   */
   #preload(): void {
-    if (!this.#o.preload || this.#preloaded) return;
+    if (this.#preloaded) return;
     this.#preloaded = true;
-    // The answer is queued before this runs; the bridge starts right behind it.
-    setImmediate(() => { this.#o.services().catch(() => { /* logged by the loader */ }); });
+    // The answer is queued before this runs, so the load never delays it.
+    setImmediate(() => { (this.#o.preload ? this.#o.services() : this.#o.modes()).catch(() => { /* logged by the loader */ }); });
   }
 
   #discover(): unknown {
@@ -219,7 +224,7 @@ export class McpServer {
     }
     lc.initialized(version);
     this.#preload();
-    this.#o.log.info(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
+    this.#o.log.debug(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
     return {
       protocolVersion: lc.protocolVersion,
       capabilities: this.#capabilities(lc.protocolVersion),

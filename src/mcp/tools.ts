@@ -1,7 +1,7 @@
 // The tool registry: pairs each schemas/tools/<name>.json with its handler, serves tools/list and
 // runs tools/call (argument validation, result shape, error style). Handlers never see the wire.
 import { readdir, readFile } from 'node:fs/promises';
-import { InvalidParamsError, RpcError, ValidationError } from '../rpc/errors.js';
+import { InvalidParamsError, RpcError, ValidationError, quoteName, shortList } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
 import type { SchemaIssue } from '../schema/validate.js';
@@ -96,13 +96,15 @@ export interface ToolRegistryOptions {
 
 const NONE: readonly string[] = Object.freeze([]);
 
+const propertiesOf = (schema: Record<string, unknown>): Record<string, unknown> => (isRecord(schema.properties) ? schema.properties : {});
+
 /**
  * Keys of `args` that the schema does not define (only for schemas that close their properties).
  * Every call asks, and nearly every answer is "none": that answer allocates nothing.
  */
 function unknownKeys(schema: Record<string, unknown>, args: Record<string, unknown>): readonly string[] {
   if (schema.additionalProperties !== false) return NONE;
-  const props = isRecord(schema.properties) ? schema.properties : {};
+  const props = propertiesOf(schema);
   let out: string[] | null = null;
   for (const k in args) if (!Object.hasOwn(props, k)) (out ??= []).push(k);
   return out ?? NONE;
@@ -153,7 +155,8 @@ export class ToolRegistry {
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a "name" string', { message: 'params.name: expected string' });
     const entry = this.#entries.get(name);
     if (!entry) {
-      throw new InvalidParamsError(`Unknown tool: ${name.length > 100 ? `${name.slice(0, 100)}…` : name}`, {
+      // The message itself lists the tools: several clients (the Inspector among them) never show data.
+      throw new InvalidParamsError(`Unknown tool ${quoteName(name)}. Available tools: ${shortList(this.names())}`, {
         message: `No tool of this name; available: ${this.names().join(', ')}`,
         available_tools: this.names(),
       });
@@ -165,14 +168,16 @@ export class ToolRegistry {
     let warnings = NONE;
     if (extra.length > 0) {
       args = Object.fromEntries(Object.entries(args).filter(([k]) => !extra.includes(k)));
-      warnings = extra.map((k) => `ignored the unknown argument ${JSON.stringify(k.length > 100 ? `${k.slice(0, 100)}…` : k)}`);
+      warnings = extra.map((k) => `ignored the unknown argument ${quoteName(k)}`);
     }
     const version = this.#o.protocolVersion(ctx);
     let out: ToolResult | Promise<ToolResult>;
     try {
       const issues = entry.check(args, 'arguments');
       if (issues.length > 0) {
-        const invalid = new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}`, {
+        // A misspelt key (slug for mode_slug) is dropped above; said here, the missing one makes sense.
+        const ignored = extra.length === 0 ? '' : ` (ignored the unknown argument${extra.length === 1 ? '' : 's'} ${extra.slice(0, 5).map(quoteName).join(', ')}; ${name} takes ${Object.keys(propertiesOf(entry.spec.inputSchema)).map(quoteName).join(', ')})`;
+        const invalid = new ValidationError(`Invalid arguments for ${name}: ${issues[0]!.message}${ignored}`, {
           message: issues.map((i) => i.message).join('; '),
           issues: issues.map((i) => ({ path: i.path, message: i.message })),
         });

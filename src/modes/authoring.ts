@@ -3,12 +3,14 @@
 // Whether a caller may write at all is decided before these run (the gate), never in here.
 import { relative } from 'node:path';
 import type { Catalogue } from './catalogue.js';
+import { modeNotFound } from './problems.js';
 import type { ModeConfig } from './types.js';
 import { validateModeEntry } from './validate-mode.js';
 import { modeEntries, modeToPlain, removeModeText, upsertModeText, type ModeFileEdit } from './mode-file-edit.js';
-import { backUp, readModeFile, replaceFolder, scopePaths, withModeFileLock, writeModeFile, type Scope, type ScopeConfig, type ScopePaths } from './mode-writes.js';
+import { backUp, readModeFile, removeFolder, scopePaths, writeModeFile, type Scope, type ScopeConfig, type ScopePaths } from './mode-writes.js';
+import { withModeFileLock } from './mode-file-lock.js';
 import { mustParse } from './import.js';
-import { ModeNotFoundError, ValidationError } from '../rpc/errors.js';
+import { ValidationError } from '../rpc/errors.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 import { toPlain, type Plain } from '../yaml/write.js';
 import { join } from 'node:path';
@@ -23,6 +25,8 @@ export interface AuthoringContext {
   scopes: ScopeConfig;
   /** Throws (-32005/-32006) when the calling session may not make the write; a no-op without a session. */
   gate(plan: PlannedWrite): Promise<void>;
+  /** Ends a wait for the mode file's lock at once (the request was cancelled or the server stops). */
+  signal?: AbortSignal;
 }
 
 export interface AuthoringResult {
@@ -56,7 +60,7 @@ async function locate(ctx: AuthoringContext, slug: string, scope: Scope | undefi
     const paths = await scopePaths(scope, ctx.scopes);
     return { paths, file: paths.modeFile };
   }
-  if (!mode) throw new ModeNotFoundError(slug, ctx.catalogue.slugs());
+  if (!mode) throw modeNotFound(ctx.catalogue, slug);
   if (mode.source === 'builtin' || mode.file === undefined) {
     return refuse(`"${slug}" is a built-in mode, which cannot be ${verb}; to change it, create a mode of the same slug in a scope`, { slug });
   }
@@ -64,17 +68,17 @@ async function locate(ctx: AuthoringContext, slug: string, scope: Scope | undefi
   return { paths, file: mode.file };
 }
 
-async function write(file: string, paths: ScopePaths, label: string, extra: string[], change: (text: string | null) => ModeFileEdit | null, after?: () => Promise<void>): Promise<{ edit: ModeFileEdit; backup: string | null }> {
+async function write(ctx: AuthoringContext, file: string, paths: ScopePaths, label: string, extra: string[], change: (text: string | null) => ModeFileEdit | null, after?: () => Promise<void>): Promise<{ edit: ModeFileEdit; backup: string | null }> {
   return withModeFileLock(file, async () => {
     const text = await readModeFile(file);
     if (text !== null) mustParse(text, file);
     const edit = change(text);
     if (edit === null) return refuse(`the mode is not defined in ${file}`, { file });
-    const backup = await backUp(paths.backupRoot, label, [file, ...extra]);
+    const backup = await backUp(paths.backupRoot, label, [file, ...extra], paths.backupsKeep);
     await writeModeFile(file, edit.text);
     await after?.();
     return { edit, backup };
-  });
+  }, { rooDir: paths.rooDir, signal: ctx.signal });
 }
 
 const result = (slug: string, action: AuthoringResult['action'], scope: Scope, file: string, w: { edit: ModeFileEdit; backup: string | null }, rulesDir = ''): AuthoringResult => ({
@@ -89,7 +93,7 @@ export async function createMode(ctx: AuthoringContext, fields: ModeFields & { s
   }
   const paths = await scopePaths(scope, ctx.scopes);
   await ctx.gate({ modeFile: paths.modeFile });
-  const w = await write(paths.modeFile, paths, `create-${mode.slug}`, [], (text) => {
+  const w = await write(ctx, paths.modeFile, paths, `create-${mode.slug}`, [], (text) => {
     if (text !== null && modeEntries(text).some((e) => isRecord(e) && e.slug === mode.slug)) {
       refuse(`"${mode.slug}" is already defined in ${paths.modeFile}; use update_mode to change it`, { slug: mode.slug });
     }
@@ -101,7 +105,7 @@ export async function createMode(ctx: AuthoringContext, fields: ModeFields & { s
 export async function updateMode(ctx: AuthoringContext, slug: string, fields: ModeFields, scope: Scope | undefined): Promise<AuthoringResult> {
   const { paths, file } = await locate(ctx, slug, scope, 'updated');
   await ctx.gate({ modeFile: file });
-  const w = await write(file, paths, `update-${slug}`, [], (text) => {
+  const w = await write(ctx, file, paths, `update-${slug}`, [], (text) => {
     const entry = text === null ? undefined : modeEntries(text).find((e) => isRecord(e) && e.slug === slug);
     if (!isRecord(entry)) return refuse(`"${slug}" is not defined in ${file}; create_mode makes a new mode`, { slug, file });
     // The entry keeps the keys it had (even ones no dialect knows); the given fields replace theirs.
@@ -122,8 +126,8 @@ export async function deleteMode(ctx: AuthoringContext, slug: string, scope: Sco
     if (!verdict.allowed) throw new FileRestrictionError(`Refused to remove ${rulesDir}: ${verdict.reason}`, { message: verdict.reason, path: rulesDir });
   }
   await ctx.gate(removeRules ? { modeFile: file, rulesDir } : { modeFile: file });
-  const w = await write(file, paths, `delete-${slug}`, removeRules ? [rulesDir] : [], (text) => (text === null ? null : removeModeText(text, slug)),
-    removeRules ? () => replaceFolder(rulesDir, []) : undefined);
+  const w = await write(ctx, file, paths, `delete-${slug}`, removeRules ? [rulesDir] : [], (text) => (text === null ? null : removeModeText(text, slug)),
+    removeRules ? () => removeFolder(rulesDir) : undefined);
   return result(slug, 'deleted', paths.scope, file, w, removeRules ? rulesDir : '');
 }
 

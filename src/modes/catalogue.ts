@@ -11,6 +11,7 @@ import { readPointerFile } from './pointer.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import type { YamlDocument } from '../yaml/read.js';
 import { isRecord } from '../rpc/jsonrpc.js';
+import { formatOfText, keyLocator, slugsMentioned } from './problems.js';
 import { MODE_SOURCES, type SourcePaths } from './sources.js';
 
 /** Mode files larger than this are refused unread (the largest real one seen is under 3 MiB). */
@@ -69,6 +70,12 @@ export class Catalogue {
   }
 
   get(slug: string): CompiledMode | undefined { return this.#bySlug.get(slug); }
+
+  /** Why a slug is missing, when a mode file says: its entry was skipped, or a file naming it failed to load. */
+  problemFor(slug: string): ModeIssue | undefined {
+    if (this.#bySlug.has(slug)) return undefined;
+    return this.issues.find((i) => i.slug === slug) ?? this.issues.find((i) => i.mentions?.includes(slug));
+  }
   slugs(): string[] { return this.modes.map((m) => m.slug); }
 }
 
@@ -253,8 +260,11 @@ export async function layerFromText(
   try {
     parsed = readModeFileText(text, { jsonFallback });
   } catch (err) {
-    if (err instanceof YamlError) out.issues.push({ file, line: err.line, column: err.column, message: `cannot parse the file: ${err.message}` });
-    else out.issues.push({ file, line: 1, message: `cannot parse the file: ${err instanceof Error ? err.message : String(err)}` });
+    const at = err instanceof YamlError ? { line: err.line, column: err.column } : { line: 1 };
+    const mentions = slugsMentioned(text);
+    // The position leads the report (file:line:column), so the reader's own "at line L, column C" goes.
+    const reason = err instanceof YamlError ? err.message.replace(/ at line \d+, column \d+$/, '') : err instanceof Error ? err.message : String(err);
+    out.issues.push({ file, ...at, message: `cannot parse the file: ${reason}`, ...(mentions.length ? { mentions } : {}) });
     return out;
   }
   let value = parsed.value;
@@ -272,7 +282,7 @@ export async function layerFromText(
   }
   let checked: ReturnType<typeof validateModeDocument>;
   try {
-    checked = validateModeDocument(value, file, parsed.positions);
+    checked = validateModeDocument(value, file, parsed.positions, { locateKey: keyLocator(text), style: formatOfText(text) });
   } catch (err) {
     // One hostile file must never keep the other sources (or the server) from loading.
     out.issues.push({ file, line: 1, message: `cannot check the file: ${err instanceof Error ? err.message : String(err)}` });

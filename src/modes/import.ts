@@ -4,7 +4,9 @@ import { join, relative } from 'node:path';
 import { readModeFileText } from './mode-file.js';
 import { validateModeEntry } from './validate-mode.js';
 import { modeEntries, modeToPlain, upsertModeText, type ModeFileFormat } from './mode-file-edit.js';
-import { allEntries, backUp, readModeFile, replaceFolder, withModeFileLock, writeModeFile, type ScopePaths } from './mode-writes.js';
+import { allEntries, backUp, readModeFile, type ScopePaths } from './mode-writes.js';
+import { withModeFileLock } from './mode-file-lock.js';
+import { commitWhole } from './write-journal.js';
 import { RULES_LIMITS } from './export.js';
 import { ANY_FILE_WRITER, judgeWrite } from './write-gate.js';
 import type { ModeConfig } from './types.js';
@@ -126,6 +128,7 @@ export function mustParse(text: string, file: string): void {
 export async function importModes(
   parsed: { modes: ImportedMode[] }, paths: ScopePaths, dryRun: boolean,
   gate: (plan: { modeFile: string; rulesDir: string }) => Promise<void> = async () => undefined,
+  signal?: AbortSignal,
 ): Promise<ImportReport> {
   const ctx = { projectRoot: paths.confineRoot, confineToProjectRoot: true };
   const inRoot = (p: string): string => relative(paths.confineRoot, p);
@@ -155,10 +158,10 @@ export async function importModes(
     }
     const report: ImportReport = { scope: paths.scope, mode_file: paths.modeFile, format, dry_run: dryRun, backup: null, modes: rows };
     if (dryRun) return report;
-    report.backup = await backUp(paths.backupRoot, 'import', [paths.modeFile, ...targets.map((t) => t.dir)]);
-    await writeModeFile(paths.modeFile, text!);
-    for (const { m, dir } of targets) await replaceFolder(dir, m.rules.map((r) => ({ path: join(dir, r.path), content: r.content })));
+    report.backup = await backUp(paths.backupRoot, 'import', [paths.modeFile, ...targets.map((t) => t.dir)], paths.backupsKeep);
+    // All or nothing: the rules folders and the mode file are staged, then swapped in (write-journal.ts).
+    await commitWhole(paths, text!, targets.map(({ m }) => ({ slug: m.config.slug, files: m.rules })));
     return report;
   };
-  return dryRun ? run() : withModeFileLock(paths.modeFile, run);
+  return dryRun ? run() : withModeFileLock(paths.modeFile, run, { rooDir: paths.rooDir, signal });
 }

@@ -1,16 +1,23 @@
-// Where a scope's mode file and rules folders live, and how they are changed: under the mode file's
-// cross-process lock, with a backup of everything replaced first, files replaced atomically.
-// It never decides whether a caller may write; write-gate.ts does.
+// Where a scope's mode file and rules folders live, and the single steps of changing them: reading
+// the mode file, backing up what is replaced (keeping the newest N), writing atomically. It never
+// takes turns (mode-file-lock.ts does) or decides whether a caller may write (write-gate.ts does).
+import { constants } from 'node:fs';
 import { cp, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { acquirePidLock } from '../files/pid-lock.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { MAX_MODE_FILE_BYTES } from './catalogue.js';
 import { ValidationError } from '../rpc/errors.js';
 
 export type Scope = 'project' | 'global';
 
-export interface ScopeConfig { projectRoot: string | null; configDir: string; globalModesFile: string | null; homeDir: string }
+export interface ScopeConfig {
+  projectRoot: string | null; configDir: string; globalModesFile: string | null; homeDir: string;
+  /** Backups kept per backups folder (`backups.keep`; default DEFAULT_BACKUPS_KEEP). */
+  backupsKeep?: number;
+}
+
+/** The schema's default of `backups.keep`, for callers without a config (the CLI commands). */
+export const DEFAULT_BACKUPS_KEEP = 20;
 
 export interface ScopePaths {
   scope: Scope;
@@ -22,6 +29,8 @@ export interface ScopePaths {
   confineRoot: string;
   /** Where backups of replaced files go. */
   backupRoot: string;
+  /** How many backups that folder keeps; older ones are removed after each new one. */
+  backupsKeep: number;
 }
 
 const exists = async (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
@@ -30,7 +39,7 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
   if (scope === 'project') {
     if (c.projectRoot === null) throw new ValidationError('No project root is known, so there is no project mode file', { message: 'set --project-root or use scope "global"' });
     const root = resolve(c.projectRoot);
-    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups') };
+    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP };
   }
   let modeFile = c.globalModesFile !== null ? resolve(c.globalModesFile) : null;
   for (const name of ['modes.yaml', 'custom_modes.yaml']) {
@@ -39,7 +48,7 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
   const home = resolve(c.homeDir);
   return {
     scope, modeFile: modeFile ?? join(resolve(c.configDir), 'custom_modes.yaml'),
-    rooDir: join(home, '.roo'), confineRoot: home, backupRoot: join(resolve(c.configDir), 'backups'),
+    rooDir: join(home, '.roo'), confineRoot: home, backupRoot: join(resolve(c.configDir), 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP,
   };
 }
 
@@ -47,7 +56,8 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
 export async function readModeFile(file: string): Promise<string | null> {
   let handle;
   try {
-    handle = await open(file, 'r');
+    // Never blocking: a FIFO planted as the mode file must not hang the writer (it is refused below).
+    handle = await open(file, constants.O_RDONLY | (constants.O_NONBLOCK ?? 0));
   } catch (err) {
     if (err instanceof Error && 'code' in err && (err.code === 'ENOENT' || err.code === 'ENOTDIR')) return null;
     throw err;
@@ -62,24 +72,14 @@ export async function readModeFile(file: string): Promise<string | null> {
   }
 }
 
-/** Runs `fn` holding the mode file's lock (`<file>.lock`), so two processes never interleave changes. */
-export async function withModeFileLock<T>(file: string, fn: () => Promise<T>): Promise<T> {
-  await mkdir(dirname(file), { recursive: true });
-  const lock = await acquirePidLock(`${file}.lock`, { timeoutMs: 10_000 });
-  try {
-    return await fn();
-  } finally {
-    await lock.release();
-  }
-}
-
 const two = (n: number): string => String(n).padStart(2, '0');
 
 /**
  * Copies what is about to be replaced into a fresh `<backupRoot>/<UTC stamp>-<label>/`; links are
- * copied as links. Returns the folder, or null when none of the paths exists (nothing to keep).
+ * copied as links. Then keeps only the newest `keep` backups there (never removing this one).
+ * Returns the folder, or null when none of the paths exists (nothing to keep).
  */
-export async function backUp(backupRoot: string, label: string, paths: readonly string[], now = new Date()): Promise<string | null> {
+export async function backUp(backupRoot: string, label: string, paths: readonly string[], keep: number, now = new Date()): Promise<string | null> {
   const present: string[] = [];
   for (const p of paths) if (await lstat(p).then(() => true, () => false)) present.push(p);
   if (present.length === 0) return null;
@@ -93,7 +93,25 @@ export async function backUp(backupRoot: string, label: string, paths: readonly 
     }
   }
   for (const p of present) await cp(p, join(dir, basename(p)), { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+  await pruneBackups(backupRoot, keep, basename(dir));
   return dir;
+}
+
+/** `<UTC stamp>-<label>`: the folders backUp makes; nothing else in the folder is ever removed. */
+const BACKUP_NAME = /^(\d{8}T\d{6}Z)-[A-Za-z0-9-]+$/;
+
+/** Removes the oldest of our backup folders in `root` until `keep` remain, `made` (the newest) counted. */
+async function pruneBackups(root: string, keep: number, made: string): Promise<void> {
+  const rows: { name: string; stamp: string; mtimeMs: number }[] = [];
+  for (const e of await readdir(root, { withFileTypes: true })) {
+    const m = BACKUP_NAME.exec(e.name);
+    if (m === null || !e.isDirectory() || e.name === made) continue;
+    const info = await lstat(join(root, e.name)).catch(() => null);
+    if (info !== null) rows.push({ name: e.name, stamp: m[1]!, mtimeMs: info.mtimeMs });
+  }
+  // Oldest first: by the stamp in the name, then (same second) by when the folder was filled.
+  rows.sort((a, b) => a.stamp.localeCompare(b.stamp) || a.mtimeMs - b.mtimeMs || a.name.localeCompare(b.name));
+  for (const row of rows.slice(0, Math.max(0, rows.length - (keep - 1)))) await rm(join(root, row.name), { recursive: true, force: true });
 }
 
 /** The plain files directly in `dir` (names, sorted); links and folders are not listed. */
@@ -118,13 +136,9 @@ export async function allEntries(dir: string, limit = 10_000): Promise<string[]>
   return out.sort();
 }
 
-/** Deletes `dir` (a link is removed, never followed) and writes `files` into a fresh one. */
-export async function replaceFolder(dir: string, files: readonly { path: string; content: string }[]): Promise<void> {
+/** Deletes `dir`; a link is removed, never followed. */
+export async function removeFolder(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
-  for (const f of files) {
-    await mkdir(dirname(f.path), { recursive: true });
-    await writeFileAtomic(f.path, f.content);
-  }
 }
 
 /** Writes a mode file atomically (its folder created if needed). */

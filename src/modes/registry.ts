@@ -7,6 +7,7 @@ import type { Logger } from '../log.js';
 import { builtinModes } from './builtin.js';
 import { compileMode } from './permissions.js';
 import { Catalogue, DEFAULT_MODESETS_DIR, diffCatalogues, loadCatalogue, sourcePaths, type ModeSourcesConfig } from './catalogue.js';
+import { logModeProblems } from './problems.js';
 import { allCandidates } from './sources.js';
 import { AGENT_RULES_FILES } from './rules.js';
 
@@ -110,18 +111,8 @@ export class ModeRegistry {
     const after = await loadCatalogue(this.#config);
     if (this.#closed) return;
     this.#current = after;
-    // A reload that finds the same problems says nothing new; only changed findings are logged.
-    if (JSON.stringify(after.issues) !== JSON.stringify(before.issues)) {
-      for (const issue of after.issues) {
-        this.#log.warn(`${issue.file}${issue.line !== undefined ? `:${issue.line}` : ''}: ${issue.message}`);
-      }
-    }
-    if (JSON.stringify(after.warnings) !== JSON.stringify(before.warnings)) {
-      for (const w of after.warnings) this.#log.warn(`${w.file}${w.line !== undefined ? `:${w.line}` : ''}: ${w.message}`);
-    }
-    if (JSON.stringify(after.notices) !== JSON.stringify(before.notices)) {
-      for (const note of after.notices) this.#log.debug(`${note.file}: ${note.message}`);
-    }
+    // Every reload (a file changed) says what is still wrong; a first or repeated load only what changed.
+    logModeProblems(after, this.#log, notify ? undefined : before);
     if (this.#watching) await this.#syncWatchers();
     if (!notify) return;
     const change: ModesChange = diffCatalogues(before, after);

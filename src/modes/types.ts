@@ -53,4 +53,6 @@ export interface ModeIssue {
   column?: number;
   slug?: string;
   message: string;
+  /** A file that failed to load: the slugs its text seems to define, so a "not found" can say why. */
+  mentions?: string[];
 }

@@ -23,7 +23,7 @@ export const KNOWN_MODE_KEYS: ReadonlySet<string> = new Set([
 const DECLARED_SOURCES = ['global', 'project', 'organization'] as const;
 
 export type EntryResult =
-  | { ok: true; mode: ModeConfig; unknownKeys: string[] }
+  | { ok: true; mode: ModeConfig; unknownKeys: string[]; misplaced?: { key: 'fileRegex'; value: string } }
   | { ok: false; slug?: string; problems: string[] };
 
 /** A valid mode of a document, with where its entry starts. */
@@ -145,12 +145,38 @@ export function validateModeEntry(entry: unknown): EntryResult {
   if (declared !== undefined) dialect.declaredSource = declared;
   const shownSlug = typeof slug === 'string' && slug.length > 0 ? slug : undefined;
   if (problems.length > 0) return shownSlug === undefined ? { ok: false, problems } : { ok: false, slug: shownSlug, problems };
-  const unknownKeys = Object.keys(entry).filter((k) => !KNOWN_MODE_KEYS.has(k));
-  return { ok: true, mode: { slug: slug as string, name, roleDefinition, ...optional, groups, ...dialect }, unknownKeys };
+  // A fileRegex beside the groups restricts nothing (Roo reads it only inside a group): reported on its own.
+  const misplaced = typeof entry.fileRegex === 'string' ? { key: 'fileRegex' as const, value: entry.fileRegex } : undefined;
+  const unknownKeys = Object.keys(entry).filter((k) => !KNOWN_MODE_KEYS.has(k) && !(misplaced && k === misplaced.key));
+  const mode: ModeConfig = { slug: slug as string, name, roleDefinition, ...optional, groups, ...dialect };
+  return misplaced ? { ok: true, mode, unknownKeys, misplaced } : { ok: true, mode, unknownKeys };
+}
+
+/** Where a key is written in the file: searched from its entry's start up to the next entry's. */
+export type KeyLocator = (key: string, from: { line?: number; column?: number }, until: { line?: number }) => { line: number; column: number } | undefined;
+
+export interface DocumentOptions {
+  locateKey?: KeyLocator;
+  /** How hints spell a group: as the file is written (JSON or YAML). */
+  style?: 'yaml' | 'json';
+}
+
+/** What a mode-level fileRegex means for the mode, and the group entry that says what was meant. */
+function misplacedFileRegex(mode: ModeConfig, value: string, style: 'yaml' | 'json'): string {
+  const edit = mode.groups.find((g) => (typeof g === 'string' ? g : g[0]) === 'edit');
+  const own = edit !== undefined && typeof edit !== 'string' ? edit[1].fileRegex : undefined;
+  const effect = edit === undefined ? 'the mode has no edit group, so it restricts nothing'
+    : own !== undefined ? `the edit group's own fileRegex ${JSON.stringify(own)} applies`
+      : 'the mode\'s edit group is unrestricted';
+  const entry = style === 'json'
+    ? `["edit", {"fileRegex": ${JSON.stringify(value)}}]`
+    : `- [edit, {fileRegex: '${value.replace(/'/g, "''")}'}]`;
+  return `mode "${mode.slug}": fileRegex at the mode level is ignored (Roo reads it only inside a group), so ${effect}; `
+    + `it belongs in groups, as the edit group's option: ${entry}`;
 }
 
 /** Validates a whole parsed mode document; each mode stands or falls on its own. */
-export function validateModeDocument(value: unknown, file: string, positions?: Positions): DocumentResult {
+export function validateModeDocument(value: unknown, file: string, positions?: Positions, options: DocumentOptions = {}): DocumentResult {
   const result: DocumentResult = { modes: [], issues: [], notices: [], warnings: [] };
   const where = (node: unknown): { line?: number; column?: number } => {
     const p = typeof node === 'object' && node !== null ? positions?.get(node) : undefined;
@@ -170,6 +196,11 @@ export function validateModeDocument(value: unknown, file: string, positions?: P
   }
   const taken = new Map<string, number | undefined>();
   const unknown = new Map<string, string[]>();
+  let firstUnknown: { line?: number; column?: number } | undefined;
+  const keyAt = (key: string, i: number, at: { line?: number; column?: number }): { line?: number; column?: number } => {
+    const next = list[i + 1];
+    return options.locateKey?.(key, at, isRecord(next) ? where(next) : {}) ?? at;
+  };
   list.forEach((entry: unknown, i) => {
     const at = isRecord(entry) ? where(entry) : where(list);
     const checked = validateModeEntry(entry);
@@ -191,7 +222,12 @@ export function validateModeDocument(value: unknown, file: string, positions?: P
       return;
     }
     taken.set(slug, at.line);
+    if (checked.unknownKeys.length > 0 && firstUnknown === undefined) firstUnknown = keyAt(checked.unknownKeys[0]!, i, at);
     for (const key of checked.unknownKeys) unknown.set(key, [...(unknown.get(key) ?? []), slug]);
+    if (checked.misplaced) {
+      // The mode loads as Roo loads it, but without the restriction its author meant: a problem to fix.
+      result.issues.push({ file, ...keyAt(checked.misplaced.key, i, at), slug, message: misplacedFileRegex(checked.mode, checked.misplaced.value, options.style ?? 'yaml') });
+    }
     result.modes.push({ mode: checked.mode, ...at });
   });
   if (unknown.size > 0) {
@@ -199,7 +235,7 @@ export function validateModeDocument(value: unknown, file: string, positions?: P
     const slugs = [...new Set([...unknown.values()].flat())];
     const shown = slugs.length > 5 ? `${slugs.slice(0, 5).join(', ')} and ${slugs.length - 5} more` : slugs.join(', ');
     result.warnings.push({
-      file, ...where(value),
+      file, ...(firstUnknown ?? where(value)),
       message: `ignored key${keys.length === 1 ? '' : 's'} no mode dialect knows, as Roo's loader ignores them: ${keys.slice(0, 20).join(', ')}${keys.length > 20 ? ', …' : ''} (in ${shown})`,
     });
   }

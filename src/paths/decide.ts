@@ -1,7 +1,7 @@
 // The one path decision: read the client's text, resolve it as a write would, confine it to the
 // project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
 import { type FsView, locate, plainBelow, walk, type Walk } from './resolve.js';
-import { absoluteText, climbsAfterName, lexical, parseClientPath, relativeText, splitParts, startsWithParts } from './text.js';
+import { absoluteText, climbsAfterName, isAbsoluteText, lexical, parseClientPath, type ParsedPath, relativeText, splitPath, startsWithParts } from './text.js';
 
 export interface PathRules {
   /** The project root, absolute (it may itself lead through links). */
@@ -17,7 +17,10 @@ export type PathRefusal =
   | 'text'
   /** The name or its real target leaves the project root. */
   | 'outside'
-  /** The path cannot be followed: a link loop, a file used as a folder, an unreadable folder. */
+  /**
+   * The path cannot be followed: a link loop, a file used as a folder, an unreadable folder, or a
+   * tilde prefix that cannot be located (`~user`, or `~` with no known home folder).
+   */
   | 'unresolvable'
   /** The name or the real target does not match the mode's pattern. */
   | 'pattern';
@@ -34,8 +37,12 @@ export type PathDecision =
 
 /**
  * How it works, in order:
- * 1. the text is read (`\` and `/` separate; `.` and `..` applied as path.resolve does), giving
- *    the name the pattern sees: project-relative, as Roo's tools would write it;
+ * 1. the text is read as the file system's platform reads it (fs.platform: `/` separates, and `\`
+ *    too on Windows only; on POSIX `\` is part of a name), a leading `~` is the home folder as a
+ *    shell expands it (readTilde), and `.` and `..` are applied as path.resolve does, giving the
+ *    name the pattern sees: project-relative, as Roo's tools would write it; an absolute path
+ *    that reaches the project through another link than the root's spelling is read from where
+ *    it enters it (enteredAt);
  * 2. the root and the path are walked like the kernel walks a write (see walk); when the text
  *    climbs with `..` after a name, it is walked both as written and as normalised, because
  *    kernel and path.resolve disagree after a link; every walk must pass;
@@ -46,10 +53,12 @@ export type PathDecision =
  * No result is cached between calls: a link swapped between two calls is seen by the second.
  */
 export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecision {
-  const read = parseClientPath(raw);
+  const read = parseClientPath(raw, fs.platform);
   if (!read.ok) return { allowed: false, refusal: 'text', problem: read.problem };
-  const { absolute, parts } = read.path;
-  const rootParts = lexical([], splitParts(rules.root.replace(/\\/g, '/'), /\/+/)).parts;
+  const tilde = readTilde(raw, read.path, fs);
+  if (!tilde.ok) return { allowed: false, refusal: 'unresolvable', problem: tilde.problem };
+  const { absolute, parts, spelled } = tilde;
+  const rootParts = lexical([], splitPath(rules.root, fs.platform)).parts;
 
   // The name: lexical, relative to the root as configured.
   const norm = lexical(absolute ? [] : rootParts, parts);
@@ -65,12 +74,14 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
   let realRoot: Walk | undefined;
   if (nameParts === null && absolute) {
     // An absolute name may spell the root's real location instead of the configured one.
+    // It may also reach the project through another link (a cwd by the real path, a file_path
+    // through a link, or the other way round): then it is read from where it enters the project.
     realRoot = resolveRoot();
-    if (realRoot.ok && startsWithParts(norm.parts, realRoot.parts)) nameParts = norm.parts.slice(realRoot.parts.length);
+    if (realRoot.ok) nameParts = enteredAt(norm.parts, realRoot, fs);
   }
   const name = nameText(nameParts, norm.parts, rootParts);
   if (nameParts === null && rules.confine) {
-    return { allowed: false, refusal: 'outside', name, problem: `"${raw}" is outside the project root ${rules.root}` };
+    return { allowed: false, refusal: 'outside', name, problem: `${spelled} is outside the project root ${rules.root}` };
   }
 
   // The walks: as normalised (what path.resolve-based tools write), and as written when they may
@@ -97,15 +108,54 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
   if (climbsAfterName(parts)) reals.push(absolute ? locate(parts, fs) : under(parts));
   const targets: string[] = [];
   for (const real of reals) {
-    if (!real.ok) return { allowed: false, refusal: 'unresolvable', name, problem: `"${raw}" cannot be followed: ${real.problem}` };
+    if (!real.ok) return { allowed: false, refusal: 'unresolvable', name, problem: `${spelled} cannot be followed: ${real.problem}` };
     const inside = startsWithParts(real.parts, realRoot.parts);
     const target = inside ? real.parts.slice(realRoot.parts.length).join('/') || '.' : relativeText(realRoot.parts, real.parts);
     if (!inside && rules.confine) {
-      return { allowed: false, refusal: 'outside', name, target, problem: `"${raw}" leads to ${absoluteText(real.parts)}, outside the project root ${rules.root}` };
+      return { allowed: false, refusal: 'outside', name, target, problem: `${spelled} leads to ${absoluteText(real.parts)}, outside the project root ${rules.root}` };
     }
     targets.push(target);
   }
   return matched(name, targets, rules.pattern);
+}
+
+type Tilde =
+  | { readonly ok: true; readonly absolute: boolean; readonly parts: readonly string[]; readonly spelled: string }
+  | { readonly ok: false; readonly problem: string };
+
+/**
+ * A leading tilde prefix, read as a shell reads it, so `~/x` is never a project folder named `~`:
+ * `~` alone or before a separator is the home folder (fs.home), and the path becomes absolute
+ * there. `~user` is that user's home for a shell, and `~+` / `~-` (bash) its current and previous
+ * folder; none can be located without asking the user database or the shell, so they are refused
+ * (a shell leaves `~nosuchuser` as written, but a client writing it means a home folder, and a
+ * guess would fail open). `spelled` is how refusals quote the path (with the expansion, if any).
+ */
+function readTilde(raw: string, path: ParsedPath, fs: FsView): Tilde {
+  const spelled = `"${raw}"`;
+  if (path.tilde === null) return { ok: true, absolute: path.absolute, parts: path.parts, spelled };
+  const home = path.tilde === '~' ? fs.home?.() ?? null : null;
+  if (home === null || !isAbsoluteText(home, fs.platform)) {
+    const what = path.tilde === '~' ? 'the home folder, which is not known here' : `which a shell reads as the home folder of user "${path.tilde.slice(1)}" (or, for ~+ and ~-, its current or previous folder); where that is cannot be known here`;
+    return { ok: false, problem: `${spelled} starts with ${path.tilde}, ${what}` };
+  }
+  return { ok: true, absolute: true, parts: [...splitPath(home, fs.platform), ...path.parts.slice(1)], spelled: `${spelled} (~ is the home folder ${home})` };
+}
+
+/**
+ * The components of absolute `parts` below the project: after the root's real location when it is
+ * spelled out, else after the shortest prefix that resolves to it (a link to the project, or to a
+ * folder above it). Prefixes are tried while they exist; null when none reaches the project.
+ */
+function enteredAt(parts: readonly string[], realRoot: Walk & { ok: true }, fs: FsView): string[] | null {
+  if (startsWithParts(parts, realRoot.parts)) return parts.slice(realRoot.parts.length);
+  if (!realRoot.exists) return null;
+  for (let n = 1; n <= parts.length; n++) {
+    const at = locate(parts.slice(0, n), fs);
+    if (!at.ok || !at.exists) return null;
+    if (at.parts.length === realRoot.parts.length && startsWithParts(at.parts, realRoot.parts)) return parts.slice(n);
+  }
+  return null;
 }
 
 /** The last step: the pattern must match the name and every real target (at least one). */

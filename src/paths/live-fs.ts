@@ -9,6 +9,7 @@
 // values (no promise per lookup), so a whole decision runs as ordinary calls and leaves no garbage
 // of pending promises and suspended frames behind.
 import { lstatSync, readlinkSync, realpathSync } from 'node:fs';
+import { homedir } from 'node:os';
 import type { Entry, FsView } from './resolve.js';
 
 const KINDS = { dir: { kind: 'dir' }, file: { kind: 'file' }, other: { kind: 'other' }, missing: { kind: 'missing' } } as const;
@@ -50,11 +51,22 @@ function remembered<T extends object | string | null>(ask: (path: string) => T):
 export function onceEach(inner: FsView): FsView {
   const entry = remembered((path) => inner.entry(path));
   const rp = inner.realpath;
-  return { entry, realpath: rp ? remembered((path) => rp.call(inner, path)) : undefined, resolvesPrefixes: inner.resolvesPrefixes === true };
+  return {
+    platform: inner.platform, home: inner.home?.bind(inner), entry,
+    realpath: rp ? remembered((path) => rp.call(inner, path)) : undefined, resolvesPrefixes: inner.resolvesPrefixes === true,
+  };
 }
 
-/** lstat(2) itself resolves every component but the last, links included: what resolvesPrefixes promises. */
-const LIVE: FsView = { entry: look, realpath: real, resolvesPrefixes: true };
+/** The home folder as a shell finds it ($HOME first, then the user database), or null without one. */
+function home(): string | null {
+  try { return homedir() || null; } catch { return null; }
+}
+
+/**
+ * lstat(2) itself resolves every component but the last, links included: what resolvesPrefixes
+ * promises. Names are separated as this machine separates them, since the write lands here.
+ */
+const LIVE: FsView = { platform: process.platform === 'win32' ? 'win32' : 'posix', home, entry: look, realpath: real, resolvesPrefixes: true };
 
 /** A fresh view of the real file system for one decision: nothing it learns outlives that decision. */
 export const liveFsView = (): FsView => onceEach(LIVE);

@@ -1,6 +1,6 @@
 // Where a path really leads, found the way the kernel walks it for a write: every component in
 // turn, symbolic links followed wherever they sit (dangling ones too). No I/O: facts come from a FsView.
-import { absoluteText, splitParts } from './text.js';
+import { absoluteText, isAbsoluteText, splitPath, type PathPlatform } from './text.js';
 
 /** What one lstat (and readlink, for a link) says about an absolute path. */
 export type Entry =
@@ -13,6 +13,10 @@ export type Entry =
  * are plain values, not promises: the live view's calls are synchronous (live-fs.ts says why).
  */
 export interface FsView {
+  /** How names are separated on it: a client's text, a link's target, a realpath (see text.ts). */
+  readonly platform: PathPlatform;
+  /** The home folder a shell gives `~`, absolute; absent or null when it is not known. */
+  home?(): string | null;
   entry(absolutePath: string): Entry;
   /**
    * Optional shortcut: the OS's realpath of an existing path (one call for what walk finds
@@ -73,9 +77,9 @@ export function walk(start: readonly string[], parts: readonly string[], fs: FsV
       case 'link': {
         if (++hops > MAX_LINK_HOPS) return { ok: false, problem: `more than ${MAX_LINK_HOPS} symbolic links in a row (a loop?) at ${absoluteText(pos)}` };
         pos.pop();
-        if (found.target.startsWith('/')) pos.length = 0;
-        // A link's target is the kernel's text: only `/` separates there.
-        const target = splitParts(found.target, /\/+/);
+        if (isAbsoluteText(found.target, fs.platform)) pos.length = 0;
+        // A link's target is the file system's text, separated as its platform separates names.
+        const target = splitPath(found.target, fs.platform);
         for (let i = target.length - 1; i >= 0; i--) pending.push(target[i]!);
         last = 'dir';
         break;
@@ -95,7 +99,7 @@ export function walk(start: readonly string[], parts: readonly string[], fs: FsV
 export function locate(parts: readonly string[], fs: FsView): Walk {
   if (fs.realpath) {
     const real = fs.realpath(absoluteText(parts));
-    if (real !== null) return { ok: true, parts: splitParts(real, /\/+/), exists: true };
+    if (real !== null) return { ok: true, parts: splitPath(real, fs.platform), exists: true };
   }
   return walk([], parts, fs);
 }

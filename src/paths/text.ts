@@ -1,19 +1,42 @@
-// The text half of a path decision: what a client's path string says, read one documented way
-// (`\` is a separator, as Windows clients mean it). Pure: it never touches the file system.
+// The text half of a path decision: what a client's path string says, read the way the platform
+// where the write lands reads it (`\` separates on Windows only). Pure: it never touches the file system.
 
 /** Longer paths are refused: no file system needs them, and they bound the cost of a pattern test. */
 export const MAX_PATH_LENGTH = 4096;
 
 // Any C0 control character or DEL: no legitimate file name needs one, and they hide tricks in logs.
 const CONTROL_CHARS = /[\u0000-\u001f\u007f]/;
-/** `C:` or `c:` followed by a separator (or nothing): a Windows drive, never a POSIX name. */
-const WINDOWS_DRIVE = /^[a-zA-Z]:(\/|$)/;
+/**
+ * `C:` or `c:` followed by `\`, `/` or nothing: a Windows drive. Refused on every platform: on
+ * Windows it is a path on a drive, outside any project; on POSIX it names a file `C:\…` at the
+ * project root, which no client means (it is a Windows path sent from elsewhere).
+ */
+const WINDOWS_DRIVE = /^[a-zA-Z]:([\\/]|$)/;
+
+/**
+ * How names are separated where the write lands. POSIX: only `/`; `\` is an ordinary character
+ * of a file name (`src\..\x.md` is one file at the project root). Windows: `\` and `/` both.
+ */
+export type PathPlatform = 'posix' | 'win32';
+const SEPARATORS: Readonly<Record<PathPlatform, RegExp>> = { posix: /\/+/, win32: /[\\/]+/ };
+
+/** Splits a path of `platform` into components (see splitParts). */
+export const splitPath = (text: string, platform: PathPlatform): string[] => splitParts(text, SEPARATORS[platform]);
+
+/** Whether a path of `platform` starts from the top: a separator, or (Windows) a drive and a separator. */
+export const isAbsoluteText = (text: string, platform: PathPlatform): boolean =>
+  SEPARATORS[platform].test(text.charAt(0)) || (platform === 'win32' && WINDOWS_DRIVE.test(text) && text.length > 2);
 
 /** A client's path split into components; `.` and `..` are kept, empty components dropped. */
 export interface ParsedPath {
   readonly absolute: boolean;
   /** Components in order; a trailing separator becomes a final `.` (the path must be a folder). */
   readonly parts: readonly string[];
+  /**
+   * The first component when it is a shell's tilde prefix (`~`, `~user`, `~+`…; the path is then
+   * relative and that prefix is parts[0]), else null. A `~` anywhere else is an ordinary name.
+   */
+  readonly tilde: string | null;
 }
 
 export type TextVerdict = { ok: true; path: ParsedPath } | { ok: false; problem: string };
@@ -26,14 +49,17 @@ export function splitParts(text: string, sep: RegExp): string[] {
   return parts;
 }
 
-/** Reads a client's path; refuses text no file name should carry. */
-export function parseClientPath(raw: string): TextVerdict {
+/** Reads a client's path as `platform` separates it; refuses text no file name should carry. */
+export function parseClientPath(raw: string, platform: PathPlatform): TextVerdict {
   if (raw.length === 0) return { ok: false, problem: 'the path is empty' };
   if (raw.length > MAX_PATH_LENGTH) return { ok: false, problem: `the path is longer than ${MAX_PATH_LENGTH} characters` };
   if (CONTROL_CHARS.test(raw)) return { ok: false, problem: 'the path contains control characters' };
-  const text = raw.replace(/\\/g, '/');
-  if (WINDOWS_DRIVE.test(text)) return { ok: false, problem: `"${raw}" is an absolute Windows path, outside the project root` };
-  return { ok: true, path: { absolute: text.startsWith('/'), parts: splitParts(text, /\/+/) } };
+  if (WINDOWS_DRIVE.test(raw)) return { ok: false, problem: `"${raw}" is an absolute Windows path, outside the project root` };
+  const parts = splitPath(raw, platform);
+  const absolute = isAbsoluteText(raw, platform);
+  // A shell expands a tilde prefix only at the very start of a word, up to the first separator.
+  const tilde = !absolute && raw.startsWith('~') ? parts[0]! : null;
+  return { ok: true, path: { absolute, parts, tilde } };
 }
 
 /**

@@ -54,7 +54,7 @@ export class InvalidRequestError extends RpcError {
   constructor(message = 'Invalid Request', data?: unknown) { super(ERROR_CODES.INVALID_REQUEST, message, data); }
 }
 export class MethodNotFoundError extends RpcError {
-  constructor(method: string, data?: unknown) { super(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${method}`, data); }
+  constructor(method: string, data?: unknown) { super(ERROR_CODES.METHOD_NOT_FOUND, `Method not found: ${quoteName(method)}`, data); }
 }
 export class InvalidParamsError extends RpcError {
   constructor(message: string, data?: unknown) { super(ERROR_CODES.INVALID_PARAMS, message, data); }
@@ -65,34 +65,45 @@ export class InternalError extends RpcError {
 /** Why a session id from an earlier run is unknown, and what to do: said in the message itself. */
 export const SESSION_HINT = 'Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set; create one with create_task';
 
+/**
+ * A name the caller gave, as every message shows one: in double quotes (JSON's escaping, so a
+ * quote or a line break in it cannot break the message), cut at 200 characters.
+ */
+export function quoteName(name: string): string {
+  return JSON.stringify(name.length > 200 ? `${name.slice(0, 200)}…` : name);
+}
+
 /** A list for a one-line message: the first 20 names, then how many more. */
-function shortList(names: readonly string[]): string {
+export function shortList(names: readonly string[]): string {
   const shown = names.slice(0, 20).join(', ');
   return names.length > 20 ? `${shown} and ${names.length - 20} more` : shown || '(none)';
 }
 
 export class ModeNotFoundError extends RpcError {
-  constructor(slug: string, available: readonly string[]) {
+  /** `why`: the mode file problem that explains it (a file that defines the slug but failed to load). */
+  constructor(slug: string, available: readonly string[], why?: string) {
     // Clients often show only the message, so the hint travels in it too; data keeps the list.
-    super(ERROR_CODES.MODE_NOT_FOUND, `Mode not found: ${slug}. Available modes: ${shortList(available)}`, {
-      message: `No mode has the slug "${slug}". Available: ${available.join(', ')}`,
-      slug,
+    const because = why === undefined ? '' : ` A mode file defines it, but it did not load: ${why}.`;
+    super(ERROR_CODES.MODE_NOT_FOUND, `Mode not found: ${quoteName(slug)}.${because} Available modes: ${shortList(available)}`, {
+      message: `No mode has the slug ${quoteName(slug)}.${because} Available: ${available.join(', ')}`,
+      slug: slug.length > 200 ? `${slug.slice(0, 200)}…` : slug,
       available_modes: [...available],
+      ...(why === undefined ? {} : { load_problem: why }),
     });
   }
 }
 export class TaskNotFoundError extends RpcError {
   constructor(sessionId: string) {
-    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${sessionId}. ${SESSION_HINT}`, {
-      message: `No session has the id "${sessionId}". ${SESSION_HINT}`,
+    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${quoteName(sessionId)}. ${SESSION_HINT}`, {
+      message: `No session has the id ${quoteName(sessionId)}. ${SESSION_HINT}`,
       session_id: sessionId,
     });
   }
 }
 export class SessionExpiredError extends RpcError {
   constructor(sessionId: string, timeoutSeconds: number) {
-    super(ERROR_CODES.SESSION_EXPIRED, `Session expired: ${sessionId} (idle for over ${timeoutSeconds} s). Start a new task with create_task`, {
-      message: `Session "${sessionId}" expired after ${timeoutSeconds} s without access; create a new task`,
+    super(ERROR_CODES.SESSION_EXPIRED, `Session expired: ${quoteName(sessionId)} (idle for over ${timeoutSeconds} s). Start a new task with create_task`, {
+      message: `Session ${quoteName(sessionId)} expired after ${timeoutSeconds} s without access; create a new task`,
       session_id: sessionId,
       timeout_seconds: timeoutSeconds,
     });

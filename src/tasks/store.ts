@@ -236,6 +236,10 @@ export class SessionFiles {
           recovery_suggestions: ['Retry in a moment', `If ${who} is stuck, stop it; its lock is released when it exits`],
         });
       }
+      // Something that is not a lock file of ours sits at its name (a FIFO, a folder, a link).
+      if (err instanceof UnsafeFileError) throw new SessionStoreError(`Session ${id} cannot be changed: its lock file ${err.path} ${err.problem}; nothing was changed`, {
+        message: `The lock file ${err.path} ${err.problem}`, store_path: this.dir, session_id: id, lock_file: err.path, recovery_suggestions: [`Remove ${err.path}`],
+      });
       throw this.#failure('taking the session lock', err);
     }
   }
@@ -271,7 +275,11 @@ export class SessionFiles {
     const path = join(this.dir, name);
     try {
       if (pid === undefined) { // a lock file: stale only when its holder is gone, taken over safely
-        await breakIfStale(path);
+        await breakIfStale(path).catch((err: unknown) => {
+          // Not a lock file of ours (a FIFO, say): left alone, and named when its session is changed.
+          if (!(err instanceof UnsafeFileError)) throw err;
+          this.#log.warn(`left ${err.path} alone: it ${err.problem}`);
+        });
         return;
       }
       // ctime, not mtime: a temp file's mtime is set to the session's last access on purpose.

@@ -28,7 +28,7 @@ const errorOf = (res: Msg, code: number): { message: string; data: any } => {
 test('error messages carry the hint: the modes there are, the allowed pattern, what to do', async (t) => {
   const { s } = await project(t);
   const mode = errorOf(await s.tool(1, 'get_mode_info', { mode_slug: 'coder' }), -32001);
-  assert.equal(mode.message, 'Mode not found: coder. Available modes: code, architect, ask, debug, orchestrator');
+  assert.equal(mode.message, 'Mode not found: "coder". Available modes: code, architect, ask, debug, orchestrator');
   assert.deepEqual(mode.data.available_modes, ['code', 'architect', 'ask', 'debug', 'orchestrator']);
 
   const lost = errorOf(await s.tool(2, 'get_task_info', { session_id: 'ses_000000000000000000000000' }), -32002);
@@ -63,7 +63,7 @@ test('list_modes names each skipped mode with file, line, slug and reason, and s
   assert.equal(problems[0].line, 6);
   assert.equal(problems[0].slug, 'bad one');
   assert.match(problems[0].reason, /slug/);
-  assert.match(res.content[0].text, /^Skipped: 1 problem in the mode files \(see problems\); first: .*\.roomodes:6 \(bad one\): /m);
+  assert.match(res.content[0].text, /^Problems in the mode files: 1 \(see problems\); first: .*\.roomodes:6:\d+: mode "bad one" was skipped: /m);
   const tools = (await s.call(2, 'tools/list')).result.tools as { name: string; outputSchema: Record<string, unknown> }[];
   const check = compileSchema(tools.find((x) => x.name === 'list_modes')!.outputSchema);
   assert.deepEqual(check(res.structuredContent, 'structuredContent'), []);
@@ -103,7 +103,7 @@ test('unknown argument keys are ignored and named in warnings; server.strict ref
   assert.match(refused.message, /reasoning/);
 });
 
-test('at the default level the log has start-up, problems and warnings, not a line per call', async (t) => {
+test('at the default level a normal session writes nothing to stderr; problems and warnings still do', async (t) => {
   const { s, root } = await project(t);
   for (let i = 0; i < 3; i++) await s.tool(`c${i}`, 'create_task', { mode_slug: 'code' });
   await s.tool('b', 'orchestrator_mode_backup', {});
@@ -111,9 +111,11 @@ test('at the default level the log has start-up, problems and warnings, not a li
   await s.tool('v', 'orchestrator_mode_validate', { mode_file: 'team.yaml', repair_if_possible: true });
   await s.tool('s', 'orchestrator_mode_select', { mode_file: 'team.yaml' });
   assert.deepEqual(await s.end(), { code: 0, signal: null });
-  const lines = s.stderr.trim().split('\n');
-  assert.equal(lines.length, 1, `only the start-up line:\n${s.stderr}`);
-  assert.match(lines[0]!, /INFO \[server\] initialized with protocol-test/);
+  assert.equal(s.stderr, '', 'nothing, not even a start-up line');
+  // Asked for, the start-up line is there (it is tracing detail, not news).
+  const told = await project(t, undefined, ['--log-level', 'debug']);
+  assert.deepEqual(await told.s.end(), { code: 0, signal: null });
+  assert.match(told.s.stderr, /DEBUG \[server\] initialized with protocol-test on protocol 2025-06-18\n/);
   // A problem still shows.
   const broken = await project(t, 'customModes: [\n');
   await broken.s.tool(1, 'list_modes');

@@ -30,7 +30,8 @@ test('serves with the seed example config: unused keys warned about once, the lo
   const home = tempDir(t, 'rms-home-');
   const config = join(tempDir(t), 'mcp_modes_server_config.json');
   writeFileSync(config, JSON.stringify(SEED_CONFIG));
-  const r = await runCli(['--config', config], { home, input: INIT + LIST });
+  // The seed's level (INFO) has no record for a quiet session; debug shows the records reach the file.
+  const r = await runCli(['--config', config], { home, input: INIT + LIST, env: { ROO_MODES_LOG_LEVEL: 'debug' } });
   assert.equal(r.code, 0, r.stderr);
   const warnings = r.stderr.split('\n').filter((l) => /ignoring keys/.test(l));
   assert.equal(warnings.length, 1, r.stderr);
@@ -54,7 +55,7 @@ test('reads the config file named by ROO_MODES_CONFIG when --config is not given
   oneLineExit2(await runCli([], { env: { ROO_MODES_CONFIG: config } }), /from-env\.json: unknown key server\.page_sise; did you mean server\.page_size\?/);
   const good = join(tempDir(t), 'good.json');
   const log = join(tempDir(t), 'logs', 'server.log');
-  writeFileSync(good, JSON.stringify({ logging: { file: log } }));
+  writeFileSync(good, JSON.stringify({ logging: { file: log, level: 'debug' } }));
   const r = await runCli([], { env: { ROO_MODES_CONFIG: good }, input: INIT });
   assert.equal(r.code, 0, r.stderr);
   assert.match(readFileSync(log, 'utf8'), /initialized/);
@@ -84,7 +85,7 @@ test('call keeps sessions between runs with --sessions-dir or ROO_MODES_SESSIONS
   // Without the folder the session is gone, and the message itself says why and what to do.
   const lost = await runCli(['call', 'get_task_info', '--arg', `session_id=${id}`], { cwd: project });
   assert.equal(lost.code, 1);
-  assert.match(lost.stderr, /^error -32002: Session not found: ses_[0-9a-f]{24}\. Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set/m);
+  assert.match(lost.stderr, /^error -32002: Session not found: "ses_[0-9a-f]{24}"\. Sessions live in the server process and end with it unless --sessions-dir or ROO_MODES_SESSIONS_DIR is set/m);
 });
 
 test('serve --sessions-dir turns persistence on at that folder', async (t) => {

@@ -199,11 +199,14 @@ test('reads the full mode, its Roo configuration and its system prompt', async (
   const config = await read('mode://architect/config');
   assert.equal(config.mimeType, 'application/json');
   const cfg = JSON.parse(config.text);
+  // Exactly a .roomodes entry: Roo's camelCase keys in Roo's order, no nulls, no source for a built-in.
+  assert.deepEqual(Object.keys(cfg), ['slug', 'name', 'roleDefinition', 'whenToUse', 'description', 'customInstructions', 'groups']);
+  assert.equal(cfg.customInstructions, mode.custom_instructions);
   assert.equal(cfg.slug, 'architect');
   assert.equal(cfg.name, '🏗️ Architect');
-  assert.equal(cfg.source, 'builtin');
-  assert.equal(typeof cfg.description, 'string');
-  assert.equal(typeof cfg.when_to_use, 'string');
+  assert.equal(cfg.roleDefinition, mode.role_definition);
+  assert.equal(cfg.whenToUse, mode.when_to_use);
+  assert.equal(cfg.description, mode.description);
   assert.deepEqual(cfg.groups, ['read', ['edit', { fileRegex: '\\.md$', description: 'Markdown files only' }], 'browser', 'mcp', 'modes']);
 
   const prompt = await read('mode://architect/system_prompt');
@@ -211,6 +214,45 @@ test('reads the full mode, its Roo configuration and its system prompt', async (
   assert.ok(prompt.text.includes(mode.role_definition), 'the system prompt carries the role definition');
   assert.ok(prompt.text.length > mode.role_definition.length);
   s.assertStdoutPure();
+});
+
+test('mode://{slug}/config is the mode as .roomodes holds it: camelCase keys, absent ones omitted, and it pastes back into a file', async (t) => {
+  const project = tempDir(t, 'rms-proj-');
+  writeFileSync(join(project, '.roomodes'), [
+    'customModes:',
+    '  - slug: docs-writer',
+    '    name: Docs Writer',
+    '    iconName: codicon-book',
+    '    roleDefinition: You write the docs.',
+    '    customInstructions: Keep it short.',
+    '    groups:',
+    '      - read',
+    "      - [edit, {fileRegex: '\\.md$', description: Markdown}]",
+    '      - mcp',
+    '    allowedMcpServers: [github]',
+    '    source: project',
+    '',
+  ].join('\n'));
+  const s = startServer(t, { args: ['--project-root', project] });
+  await s.initialize('2025-06-18');
+  const call = rpc(s);
+  const text = (await call('resources/read', { uri: 'mode://docs-writer/config' })).result.contents[0].text as string;
+  const cfg = JSON.parse(text);
+  assert.deepEqual(cfg, {
+    slug: 'docs-writer', name: 'Docs Writer', iconName: 'codicon-book', roleDefinition: 'You write the docs.',
+    customInstructions: 'Keep it short.', groups: ['read', ['edit', { fileRegex: '\\.md$', description: 'Markdown' }], 'mcp'],
+    allowedMcpServers: ['github'], source: 'project',
+  });
+  assert.doesNotMatch(text, /null|when_to_use|role_definition/);
+  // Pasted into another project's .roomodes, it loads as the same mode.
+  const other = tempDir(t, 'rms-proj-');
+  writeFileSync(join(other, '.roomodes'), JSON.stringify({ customModes: [cfg] }, null, 2));
+  const s2 = startServer(t, { args: ['--project-root', other] });
+  await s2.initialize('2025-06-18');
+  const again = JSON.parse((await rpc(s2)('resources/read', { uri: 'mode://docs-writer/config' })).result.contents[0].text);
+  assert.deepEqual(again, cfg);
+  s.assertStdoutPure();
+  s2.assertStdoutPure();
 });
 
 test('answers a malformed URI or unknown subresource with -32004 and an unknown mode with -32001', async (t) => {

@@ -156,7 +156,7 @@ test('resources/read of a missing mode or a bad URI is -32602 with data.uri', as
   const s = startServer(t);
   const missing = errorOf(await call(s, 1, 'resources/read', { uri: 'mode://ghost/config' }));
   assert.equal(missing.code, -32602);
-  assert.equal(missing.message, 'Resource not found');
+  assert.match(missing.message, /^Resource not found: "mode:\/\/ghost\/config"\. Mode not found: "ghost"\. Available modes: code, /);
   assert.equal(missing.data.uri, 'mode://ghost/config');
   assert.ok(missing.data.available_modes.includes('code'));
   const bad = errorOf(await call(s, 2, 'resources/read', { uri: 'file:///etc/passwd' }));

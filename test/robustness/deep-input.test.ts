@@ -39,14 +39,14 @@ test('a .roomodes nested 100,000 levels deep, as YAML or as JSON, gets a located
     writeFileSync(join(dir, '.roomodes'), text);
     const check = spawnSync(process.execPath, [MAIN, 'validate', join(dir, '.roomodes')], { encoding: 'utf8', cwd: dir, timeout: 30_000 });
     assert.equal(check.status, 1, `${kind}: validate reports the problem: ${check.stderr}${check.stdout}`);
-    assert.match(check.stdout + check.stderr, /\.roomodes:1:\d+: cannot parse the file: .*(nested|nests) deeper than 1000 levels at line 1, column \d+/, kind);
+    assert.match(check.stdout + check.stderr, /\.roomodes:1:\d+: cannot parse the file: .*(nested|nests) deeper than 1000 levels$/m, kind);
     assert.doesNotMatch(check.stdout + check.stderr, /RangeError|call stack/i, kind);
     const s = startServer(t, { args: ['--project-root', dir], cwd: dir });
     await s.initialize();
     const list = await s.tool(1, 'list_modes');
     assert.match(list.result.content[0].text, /\(code\) — builtin/, kind);
     // stderr and stdout are separate pipes: the warning written before the answer may arrive after it.
-    await pollUntil(() => /\.roomodes:1: cannot parse the file: .*deeper than 1000 levels at line 1, column \d+/.test(s.stderr), `${kind}: the load warning names the place`, 5000);
+    await pollUntil(() => /\.roomodes:1:\d+: cannot parse the file: .*deeper than 1000 levels$/m.test(s.stderr), `${kind}: the load warning names the place`, 5000);
     assert.equal((await endAndDrain(s)).code, 0, kind);
   }
 });

@@ -2,9 +2,10 @@
 // characters) on every tool that takes one: refused with the documented code; the server keeps serving.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { existsSync, mkdirSync, readdirSync, symlinkSync, unlinkSync, writeFileSync } from 'node:fs';
+import { dirname, join, resolve } from 'node:path';
 import { startServer, type ServerProcess } from '../protocol/harness.js';
+import { runCli } from '../protocol/cli-run.js';
 import { endAndDrain, scratchDir } from './drive.js';
 
 const FILE_RESTRICTION = -32006;
@@ -31,7 +32,8 @@ function hostilePaths(outside: string): [string, string][] {
   return [
     ['traversal', '../../etc/passwd'],
     ['traversal after a folder', 'src/../../outside/secret.md'],
-    ['backslash traversal', '..\\..\\etc\\passwd'],
+    ['the home folder, as a shell expands ~', '~/.ssh/id_rsa'],
+    ['another user\'s home folder', '~root/.ssh/id_rsa'],
     ['absolute', '/etc/passwd'],
     ['absolute to a sibling folder', join(outside, 'secret.md')],
     ['absolute Windows', 'C:/Windows/System32/drivers/etc/hosts'],
@@ -194,13 +196,17 @@ test('links and unnormalised names cannot carry a write past the mode pattern or
     ['architect', 'alias.md', false, 'a .md link to src.ts in a mode limited to \\.md$'],
     ['docs', 'docs/../src/main.ts', false, '`..` out of docs/'],
     ['docs', 'docs/../.roomodes', false, '`..` to the mode file'],
-    ['docs', 'docs\\..\\.roomodes', false, '`..` with backslashes'],
-    ['code', 'outdir\\secret.md', false, 'a backslash through a link out of the project'],
-    ['architect', 'outdir\\secret.md', false, 'the same in a Markdown-only mode'],
-    ['code', 'outdir\\new.md', false, 'a new file through a link out of the project'],
+    // On POSIX (where these tests run) `\` is part of a file name: each of these is one file at
+    // the project root, judged by that name; it never climbs and never goes through a link.
+    ['docs', 'docs\\..\\.roomodes', false, 'a root file named with backslashes, not in docs/'],
+    ['docs', 'src\\..\\docs\\evil.md', false, 'a root file whose name only looks like docs/evil.md'],
+    ['docs', 'docs\\new\\b.md', false, 'a root file whose name begins with docs\\'],
+    ['code', 'outdir\\secret.md', true, 'a root file, not the link outdir'],
+    ['architect', 'src\\..\\docs\\evil.md', true, 'a Markdown file at the root'],
+    ['docs', '~/docs/a.md', false, 'the home folder, never a project folder named ~'],
     // Controls: the same modes still allow what they should.
     ['docs', 'docs/a.md', true, 'a file in docs/'],
-    ['docs', 'docs\\new\\b.md', true, 'a new file in docs/, written with backslashes'],
+    ['docs', './~/../docs/b.md', true, 'a project folder named ~ only when spelled ./~'],
     ['docs', './docs//a.md', true, 'an unnormalised spelling of docs/a.md'],
     ['architect', 'docs/new.md', true, 'a new Markdown file'],
   ];
@@ -220,6 +226,30 @@ test('links and unnormalised names cannot carry a write past the mode pattern or
   }
   await stillServing(s, 'links');
   assert.deepEqual(await endAndDrain(s), { code: 0, signal: null });
+  // What the verdicts describe is where the write lands: a write of that text from the project
+  // creates one file at the root, and nothing in docs/.
+  writeFileSync(resolve(project, 'src\\..\\docs\\evil.md'), 'x');
+  assert.ok(readdirSync(project).includes('src\\..\\docs\\evil.md'));
+  assert.ok(!existsSync(join(project, 'docs', 'evil.md')));
+});
+
+test('the hook judges a file_path the same when it and the cwd reach the project through different links', async (t) => {
+  const { project } = linkedProject(t);
+  const via = join(dirname(project), 'via');
+  symlinkSync(project, via);
+  const home = scratchDir(t, 'rms-links-home-');
+  const env = { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), CLAUDE_PROJECT_DIR: '' };
+  const ask = async (cwd: string, file: string): Promise<string> => {
+    const input = JSON.stringify({ session_id: 's', cwd, hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: file, content: 'x' } });
+    const r = await runCli(['hook', 'claude-code', '--mode', 'docs-only'], { env, input, home });
+    assert.equal(r.code, 0, r.stderr);
+    return r.stdout === '' ? 'allowed' : String((JSON.parse(r.stdout) as { hookSpecificOutput: { permissionDecision: string } }).hookSpecificOutput.permissionDecision);
+  };
+  for (const [cwd, base, what] of [[project, via, 'cwd real, file_path through a link'], [via, project, 'cwd through a link, file_path real'], [via, via, 'both through the link'], [project, project, 'both real']] as const) {
+    assert.equal(await ask(cwd, join(base, 'docs', 'new.md')), 'allowed', `${what}: docs/new.md`);
+    assert.equal(await ask(cwd, join(base, 'src', 'main.ts')), 'deny', `${what}: src/main.ts`);
+    assert.equal(await ask(cwd, join(base, 'outdir', 'secret.md')), 'deny', `${what}: through outdir`);
+  }
 });
 
 test('a link swapped between two calls is judged by its new target on the second call', async (t) => {

@@ -18,6 +18,7 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   logging: { level: 'INFO', file: null },
   modesets: { dir: '.task_orchestrator' },
   prompts: { use_agent_rules: true },
+  backups: { keep: 20 },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
   http: { host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null },
 };
@@ -333,4 +334,23 @@ test('serve --http flags and the token variable fill the http keys', async () =>
   assert.deepEqual(config.http, { host: '::1', port: 0, path: '/x', allowed_origins: [], token: 'from-the-environment-123' });
   assert.throws(() => parseServeArgs(['--port', 'eighty']), /--port must be a port number/);
   assert.throws(() => parseServeArgs(['--port', '70000']), /--port must be a port number/);
+});
+
+test('http.allowed_origins comes from --allowed-origins and ROO_MODES_HTTP_ALLOWED_ORIGINS too, flags over env over file', async (t) => {
+  const file = writeConfig(tempDir(t), { http: { allowed_origins: ['https://from-file.example'] } });
+  const fromFile = await loadConfig(parseServeArgs(['--config', file]), {}, CWD);
+  assert.deepEqual(fromFile.http.allowed_origins, ['https://from-file.example']);
+  const env = { ROO_MODES_HTTP_ALLOWED_ORIGINS: 'https://a.example, http://b.example:8080/' };
+  const fromEnv = await loadConfig(parseServeArgs(['--config', file]), env, CWD);
+  assert.deepEqual(fromEnv.http.allowed_origins, ['https://a.example', 'http://b.example:8080/']);
+  const fromFlags = await loadConfig(parseServeArgs(['--config', file, '--allowed-origins', 'https://c.example,https://d.example', '--allowed-origins=vscode-webview://x']), env, CWD);
+  assert.deepEqual(fromFlags.http.allowed_origins, ['https://c.example', 'https://d.example', 'vscode-webview://x']);
+});
+
+test('an allowed origin that is not scheme://host[:port] is refused, naming the flag or variable', async () => {
+  for (const bad of ['app.example.com', 'https://app.example.com/path', 'https://user@app.example.com', 'https://a.example?x=1']) {
+    assert.throws(() => parseServeArgs(['--allowed-origins', bad]), new RegExp(`^Error: --allowed-origins: ${JSON.stringify(bad).replace(/[.*+?^${}()|[\]\\]/g, '\\$&')} is not an origin \\(scheme://host\\[:port\\]`));
+    await rejectsConfig(loadConfig(NO_ARGS, { ROO_MODES_HTTP_ALLOWED_ORIGINS: `https://ok.example,${bad}` }, CWD), /^ROO_MODES_HTTP_ALLOWED_ORIGINS: ".*" is not an origin/);
+  }
+  assert.throws(() => parseServeArgs(['--allowed-origins', ' , ']), /--allowed-origins needs at least one origin/);
 });

@@ -1,4 +1,4 @@
-// Keeps docs/api.md equal to what docs/gen-api.mjs produces from the schemas and the built server,
+// Keeps docs/api.md equal to what dev/gen-api.mjs produces from the schemas and the built server,
 // and checks that the generator's --check really notices drift. Needs `npm run build` first.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -10,7 +10,7 @@ import { fileURLToPath } from 'node:url';
 import { ERROR_CODES } from '../../src/rpc/errors.js';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
-const GEN = join(REPO, 'docs', 'gen-api.mjs');
+const GEN = join(REPO, 'dev', 'gen-api.mjs');
 const API = join(REPO, 'docs', 'api.md');
 
 function gen(args: string[]): { status: number | null; stderr: string; stdout: string } {
@@ -18,7 +18,7 @@ function gen(args: string[]): { status: number | null; stderr: string; stdout: s
   return { status: r.status, stderr: r.stderr, stdout: r.stdout };
 }
 
-test('docs/api.md is exactly what gen-api.mjs generates (run `node docs/gen-api.mjs` after changing a schema)', () => {
+test('docs/api.md is exactly what gen-api.mjs generates (run `node dev/gen-api.mjs` after changing a schema)', () => {
   const r = gen(['--check']);
   assert.equal(r.status, 0, `docs/api.md is stale:\n${r.stderr}`);
 });

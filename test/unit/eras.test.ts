@@ -15,7 +15,7 @@ const codeOf = (v: unknown): number | undefined => (v instanceof RpcError ? v.co
 
 test('the era table names exactly the methods the server has handlers for', () => {
   const server = new McpServer({
-    version: '0', services: () => Promise.reject(new Error('unused')), listing: () => Promise.reject(new Error('unused')),
+    version: '0', services: () => Promise.reject(new Error('unused')), modes: () => Promise.reject(new Error('unused')), listing: () => Promise.reject(new Error('unused')),
     preload: false, sink: { level: 'error', write: () => {}, forward: null }, log: silentLogger,
   });
   const table = server.methods();
@@ -75,9 +75,9 @@ test('a resource error is the legacy one in the legacy era and -32602 with data.
   assert.equal(resourceError(false, 'mode://ghost', missing), missing);
   const wire = resourceError(true, 'mode://ghost', missing).toWire();
   assert.equal(wire.code, -32602);
-  assert.equal(wire.message, 'Resource not found');
+  assert.equal(wire.message, 'Resource not found: "mode://ghost". Mode not found: "ghost". Available modes: code');
   assert.deepEqual((wire.data as Record<string, unknown>).uri, 'mode://ghost');
-  const bad = resourceError(true, 'x:y', new ValidationError('Invalid resource URI: x:y', { message: 'expected mode://…' })).toWire();
+  const bad = resourceError(true, 'x:y', new ValidationError('Invalid resource URI "x:y": expected mode://…', { message: 'expected mode://…' })).toWire();
   assert.equal(bad.code, -32602);
   assert.equal((bad.data as Record<string, unknown>).uri, 'x:y');
 });

@@ -107,7 +107,7 @@ test('default messages: Parse error, Invalid Request, Internal error', () => {
 });
 
 test('MethodNotFoundError names the method', () => {
-  assert.deepEqual(new MethodNotFoundError('tools/frobnicate').toWire(), { code: -32601, message: 'Method not found: tools/frobnicate' });
+  assert.deepEqual(new MethodNotFoundError('tools/frobnicate').toWire(), { code: -32601, message: 'Method not found: "tools/frobnicate"' });
 });
 
 test('ModeNotFoundError lists the available slugs in its data, as a copy', () => {

@@ -198,6 +198,7 @@ async function loadsLikeRoo(t: { after(fn: () => Promise<void>): void }, folder:
       const r = validateModeEntry(entry);
       if (!r.ok) { invalid++; continue; }
       if (seen.has(r.mode.slug)) { invalid++; continue; }
+      if (r.misplaced) invalid++; // loaded as Roo loads it, and reported: a fileRegex beside the groups restricts nothing
       seen.add(r.mode.slug);
       want.push(entry as Record<string, unknown>);
     }

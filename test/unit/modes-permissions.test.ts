@@ -75,10 +75,14 @@ test('architect edits Markdown only, matching unanchored like Roo', () => {
   assert.equal(checkTool(architect, 'write_to_file').allowed, true);
 });
 
-test('file_path is checked like path, and Windows backslashes are normalised first', () => {
+test('file_path is checked like path, and backslashes separate on Windows only', () => {
   const m = custom([['edit', { fileRegex: '^docs/.*\\.md$' }]]);
-  assert.equal((decide(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx)).allowed, true);
-  assert.equal((decide(m, 'write_to_file', { file_path: 'src\\a.md' }, ctx)).allowed, false);
+  const windows = fakeFs({ '/work': 'dir', '/work/project': 'dir' }, { platform: 'win32' });
+  assert.equal((decideToolUse(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx, windows)).allowed, true);
+  assert.equal((decideToolUse(m, 'write_to_file', { file_path: 'src\\a.md' }, ctx, windows)).allowed, false);
+  // On POSIX the same text names one file at the project root, outside docs/.
+  assert.equal((decide(m, 'write_to_file', { file_path: 'docs\\guide\\a.md' }, ctx)).allowed, false);
+  assert.equal((decide(m, 'write_to_file', { file_path: 'docs/guide\\a.md' }, ctx)).allowed, true);
   assert.equal((decide(m, 'write_to_file', { path: 'docs/a.md', file_path: 'src/x.ts' }, ctx)).allowed, true);
 });
 
@@ -108,7 +112,7 @@ test('refuses paths with control characters', () => {
 });
 
 test('refuses a path that escapes the project root', () => {
-  for (const path of ['../x', '/etc/passwd', 'src/../../x', '..\\..\\secret', 'C:\\Windows\\system.ini']) {
+  for (const path of ['../x', '/etc/passwd', 'src/../../x', 'C:\\Windows\\system.ini', '~/x']) {
     const d = decide(mode('code'), 'read_file', { path }, ctx);
     assert.deepEqual([d.allowed, d.error], [false, 'file'], path);
     assert.match(d.reason, /outside the project root/);

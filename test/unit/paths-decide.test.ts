@@ -6,24 +6,25 @@ import { decidePath, type PathRules } from '../../src/paths/decide.js';
 import { onceEach } from '../../src/paths/live-fs.js';
 import { MAX_LINK_HOPS, walk } from '../../src/paths/resolve.js';
 import { lexical, parseClientPath, relativeText } from '../../src/paths/text.js';
-import { fakeFs } from './paths-fake-fs.js';
+import { fakeFs, type FakeOptions } from './paths-fake-fs.js';
 import { PATTERNS, ROWS, TREE, summary, type PatternKey, type Row } from './paths-table.js';
 
 
 const rulesOf = (pattern: PatternKey, options: Row[3]): PathRules =>
   ({ root: options?.root ?? '/p', confine: options?.confine ?? true, pattern: PATTERNS[pattern] });
+const machineOf = (options: Row[3]): FakeOptions => ({ platform: options?.platform, home: options?.home });
 
 describe('decidePath', () => {
   for (const [raw, pattern, expect, options] of ROWS) {
     const label = `${JSON.stringify(raw.length > 60 ? `${raw.slice(0, 60)}…` : raw)} (${pattern}${options ? ` ${JSON.stringify(options)}` : ''}) → ${expect}`;
     it(label, () => {
-      const d = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { resolvesPrefixes: false }));
+      const d = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { ...machineOf(options), resolvesPrefixes: false }));
       assert.equal(summary(d), expect, JSON.stringify(d));
       if (!d.allowed) assert.ok(d.problem.length > 0, 'a refusal says why');
       // Neither shortcut (realpath when the path exists; the plain walk below the configured root)
       // may change an answer, nor a refusal's words.
       for (const route of [{ realpath: true, resolvesPrefixes: false }, { realpath: false }, { realpath: true }]) {
-        const other = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, route));
+        const other = decidePath(raw, rulesOf(pattern, options), fakeFs(TREE, { ...machineOf(options), ...route }));
         assert.deepEqual(other, d, `along ${JSON.stringify(route)}`);
       }
     });
@@ -40,9 +41,22 @@ test('the table is large and covers every kind of outcome', () => {
 test('a refusal says what and where', () => {
   const fs = () => fakeFs(TREE);
   const rules: PathRules = { root: '/p', confine: true, pattern: /\.md$/ };
-  const out = decidePath('outdir\\secret.md', rules, fs());
+  const out = decidePath('outdir\\secret.md', rules, fakeFs(TREE, { platform: 'win32' }));
   assert.ok(!out.allowed);
   assert.match(out.problem, /leads to \/o\/secret\.md, outside the project root \/p/);
+  // On POSIX the same text is one file at the root, and the pattern sees that name.
+  const evil = decidePath('src\\..\\docs\\evil.md', { ...rules, pattern: /^docs\// }, fs());
+  assert.ok(!evil.allowed);
+  assert.equal(evil.problem, '"src\\..\\docs\\evil.md" does not match ^docs\\/');
+  const home = decidePath('~/docs/a.md', rules, fakeFs(TREE, { home: '/o' }));
+  assert.ok(!home.allowed);
+  assert.equal(home.problem, '"~/docs/a.md" (~ is the home folder /o) is outside the project root /p');
+  const user = decidePath('~bob/a.md', rules, fs());
+  assert.ok(!user.allowed);
+  assert.match(user.problem, /^"~bob\/a\.md" starts with ~bob, which a shell reads as the home folder of user "bob"/);
+  const noHome = decidePath('~/a.md', rules, fakeFs(TREE, { home: null }));
+  assert.ok(!noHome.allowed);
+  assert.equal(noHome.problem, '"~/a.md" starts with ~, the home folder, which is not known here');
   const alias = decidePath('alias.md', rules, fs());
   assert.ok(!alias.allowed);
   assert.deepEqual([alias.name, alias.target], ['alias.md', 'src.ts']);
@@ -134,8 +148,13 @@ test('walk treats what follows a missing folder as text, and comes back to real 
 });
 
 test('text helpers: parse, lexical and relative', () => {
-  assert.deepEqual(parseClientPath('a\\b//c/'), { ok: true, path: { absolute: false, parts: ['a', 'b', 'c', '.'] } });
-  assert.deepEqual(parseClientPath('\\\\server\\share\\x'), { ok: true, path: { absolute: true, parts: ['server', 'share', 'x'] } });
+  assert.deepEqual(parseClientPath('a\\b//c/', 'win32'), { ok: true, path: { absolute: false, parts: ['a', 'b', 'c', '.'], tilde: null } });
+  assert.deepEqual(parseClientPath('a\\b//c/', 'posix'), { ok: true, path: { absolute: false, parts: ['a\\b', 'c', '.'], tilde: null } });
+  assert.deepEqual(parseClientPath('\\\\server\\share\\x', 'win32'), { ok: true, path: { absolute: true, parts: ['server', 'share', 'x'], tilde: null } });
+  assert.deepEqual(parseClientPath('\\\\server\\share\\x', 'posix'), { ok: true, path: { absolute: false, parts: ['\\\\server\\share\\x'], tilde: null } });
+  assert.deepEqual(parseClientPath('~user/x', 'posix'), { ok: true, path: { absolute: false, parts: ['~user', 'x'], tilde: '~user' } });
+  assert.deepEqual(parseClientPath('~\\x', 'win32'), { ok: true, path: { absolute: false, parts: ['~', 'x'], tilde: '~' } });
+  assert.deepEqual(parseClientPath('a/~', 'posix'), { ok: true, path: { absolute: false, parts: ['a', '~'], tilde: null } });
   assert.deepEqual(lexical(['p'], ['..', '..', 'x']), { parts: ['x'], above: 2 });
   assert.deepEqual(lexical(['p'], ['a', '..', '.', 'b']), { parts: ['p', 'b'], above: 0 });
   assert.equal(relativeText(['p'], ['o', 'x']), '../o/x');

@@ -2,6 +2,7 @@
 // rows decided over it, shared by the table test (fake disk) and the live test (real disk).
 import type { FakeTree } from './paths-fake-fs.js';
 import type { PathDecision } from '../../src/paths/decide.js';
+import type { PathPlatform } from '../../src/paths/text.js';
 
 /** A decision in the table's words: `ok name → target`, or the kind of refusal. */
 export const summary = (d: PathDecision): string => (d.allowed ? `ok ${d.name} → ${d.target}` : d.refusal);
@@ -38,6 +39,8 @@ export const TREE: FakeTree = {
   '/p/dev': 'other',
   '/o': 'dir',
   '/o/secret.md': 'file',
+  '/o/docslink': '-> /p/docs', // from outside into a folder of the project
+  '/top': '-> /', // a link above the project
   '/r': '-> /p', // a root given through a link
   '/rf': '-> /p/src.ts', // a root given through a link to a file
   '/d': '-> /nowhere/project', // a root given through a dangling link
@@ -49,7 +52,13 @@ export type PatternKey = keyof typeof PATTERNS;
 
 /** `ok name → target`, or the refusal expected. */
 export type Expect = `ok ${string}` | 'text' | 'outside' | 'unresolvable' | 'pattern';
-export type Row = [raw: string, pattern: PatternKey, expect: Expect, options?: { root?: string; confine?: boolean }];
+/**
+ * Options of a row: the root (`/p`), confinement (on), the platform whose separators apply
+ * (`posix`: only `/`; `win32`: `\\` too) and the home folder `~` stands for (`/o`; null: unknown).
+ */
+export interface RowOptions { root?: string; confine?: boolean; platform?: PathPlatform; home?: string | null }
+export type Row = [raw: string, pattern: PatternKey, expect: Expect, options?: RowOptions];
+const WIN = { platform: 'win32' } as const;
 
 export const ROWS: Row[] = [
   // Plain names, and the many spellings of one
@@ -57,9 +66,19 @@ export const ROWS: Row[] = [
   ['./docs/a.md', 'none', 'ok docs/a.md → docs/a.md'],
   ['docs//a.md', 'none', 'ok docs/a.md → docs/a.md'],
   ['docs/./a.md', 'none', 'ok docs/a.md → docs/a.md'],
-  ['docs\\a.md', 'none', 'ok docs/a.md → docs/a.md'],
-  ['docs\\\\a.md', 'none', 'ok docs/a.md → docs/a.md'],
-  ['.\\docs\\a.md', 'none', 'ok docs/a.md → docs/a.md'],
+  ['docs\\a.md', 'none', 'ok docs/a.md → docs/a.md', WIN],
+  ['docs\\\\a.md', 'none', 'ok docs/a.md → docs/a.md', WIN],
+  ['.\\docs\\a.md', 'none', 'ok docs/a.md → docs/a.md', WIN],
+  // On POSIX `\` is part of a name: each of these is one file at the project root
+  ['docs\\a.md', 'none', 'ok docs\\a.md → docs\\a.md'],
+  ['docs\\\\a.md', 'none', 'ok docs\\\\a.md → docs\\\\a.md'],
+  ['.\\docs\\a.md', 'none', 'ok .\\docs\\a.md → .\\docs\\a.md'],
+  ['src\\..\\docs\\evil.md', 'docs', 'pattern'],
+  ['src\\..\\docs\\evil.md', 'md', 'ok src\\..\\docs\\evil.md → src\\..\\docs\\evil.md'],
+  ['src\\..\\docs\\evil.md', 'docs', 'ok docs/evil.md → docs/evil.md', WIN],
+  ['docs/a\\b.md', 'docs', 'ok docs/a\\b.md → docs/a\\b.md'],
+  ['docs/a\\..\\..\\z.md', 'docs', 'ok docs/a\\..\\..\\z.md → docs/a\\..\\..\\z.md'],
+  ['docs/a\\..\\..\\z.md', 'docs', 'pattern', WIN],
   ['docs/', 'none', 'ok docs → docs'],
   ['.', 'none', 'ok . → .'],
   ['./', 'none', 'ok . → .'],
@@ -76,8 +95,11 @@ export const ROWS: Row[] = [
   ['docs/\ta.md', 'none', 'text'],
   ['a'.repeat(4097), 'none', 'text'],
   ['C:\\Windows\\system.ini', 'none', 'text'],
+  ['C:\\Windows\\system.ini', 'none', 'text', WIN],
   ['c:/x', 'none', 'text'],
+  ['c:/x', 'none', 'text', WIN],
   ['C:', 'none', 'text'],
+  ['C:x', 'none', 'ok C:x → C:x', WIN],
   // A file used as a folder
   ['docs/a.md/', 'none', 'unresolvable'],
   ['docs/a.md/.', 'none', 'unresolvable'],
@@ -92,13 +114,16 @@ export const ROWS: Row[] = [
   ['../o/secret.md', 'none', 'outside'],
   ['../p/docs/a.md', 'none', 'outside'],
   ['docs/../../o/secret.md', 'none', 'outside'],
-  ['..\\..\\etc\\passwd', 'none', 'outside'],
-  ['docs\\..\\..\\o', 'none', 'outside'],
+  ['..\\..\\etc\\passwd', 'none', 'outside', WIN],
+  ['docs\\..\\..\\o', 'none', 'outside', WIN],
+  ['..\\..\\etc\\passwd', 'none', 'ok ..\\..\\etc\\passwd → ..\\..\\etc\\passwd'],
+  ['docs\\..\\..\\o', 'none', 'ok docs\\..\\..\\o → docs\\..\\..\\o'],
   ['../'.repeat(1365), 'none', 'outside'],
   ['docs/../src/main.ts', 'none', 'ok src/main.ts → src/main.ts'],
   ['docs/../src/main.ts', 'docs', 'pattern'],
   ['docs/../.roomodes', 'docs', 'pattern'],
   ['docs\\..\\.roomodes', 'docs', 'pattern'],
+  ['docs\\..\\.roomodes', 'docs', 'pattern', WIN],
   ['docs/./../src/main.ts', 'docs', 'pattern'],
   ['docs/..', 'none', 'ok . → .'],
   ['a/..', 'none', 'ok . → .'],
@@ -111,7 +136,10 @@ export const ROWS: Row[] = [
   ['/p', 'none', 'ok . → .'],
   ['/p/', 'none', 'ok . → .'],
   ['//p//docs/a.md', 'none', 'ok docs/a.md → docs/a.md'],
-  ['\\p\\docs\\a.md', 'none', 'ok docs/a.md → docs/a.md'],
+  ['\\p\\docs\\a.md', 'none', 'ok docs/a.md → docs/a.md', WIN],
+  ['\\p\\docs\\a.md', 'none', 'ok \\p\\docs\\a.md → \\p\\docs\\a.md'],
+  ['\\\\server\\share\\x', 'none', 'outside', WIN],
+  ['\\\\server\\share\\x', 'none', 'ok \\\\server\\share\\x → \\\\server\\share\\x'],
   ['/p/docs/../../p/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md'],
   ['/p/../o/secret.md', 'none', 'outside'],
   ['/o/secret.md', 'none', 'outside'],
@@ -128,7 +156,8 @@ export const ROWS: Row[] = [
   ['DOCS/a.md', 'docs', 'pattern'],
   ['docs/a.md', 'docs', 'ok docs/a.md → docs/a.md'],
   ['./docs/a.md', 'docs', 'ok docs/a.md → docs/a.md'],
-  ['docs\\a.md', 'docs', 'ok docs/a.md → docs/a.md'],
+  ['docs\\a.md', 'docs', 'ok docs/a.md → docs/a.md', WIN],
+  ['docs\\a.md', 'docs', 'pattern'],
   ['docs//a.md', 'docs', 'ok docs/a.md → docs/a.md'],
   ['docs/é.md', 'md', 'ok docs/é.md → docs/é.md'],
   ['docs/e\u0301.md', 'md', 'ok docs/e\u0301.md → docs/e\u0301.md'],
@@ -146,8 +175,10 @@ export const ROWS: Row[] = [
   ['x.md/', 'none', 'outside'],
   ['y.md', 'md', 'ok y.md → nowhere.md'],
   ['outdir/secret.md', 'none', 'outside'],
-  ['outdir\\secret.md', 'none', 'outside'],
-  ['outdir\\secret.md', 'md', 'outside'],
+  ['outdir\\secret.md', 'none', 'outside', WIN],
+  ['outdir\\secret.md', 'md', 'outside', WIN],
+  ['outdir\\secret.md', 'none', 'ok outdir\\secret.md → outdir\\secret.md'],
+  ['outdir\\secret.md', 'md', 'ok outdir\\secret.md → outdir\\secret.md'],
   ['outdir/new.md', 'none', 'outside'],
   ['outdir', 'none', 'outside'],
   ['outdir/', 'none', 'outside'],
@@ -171,6 +202,9 @@ export const ROWS: Row[] = [
   ['tdir/a.md', 'md', 'ok tdir/a.md → docs/a.md'],
   ['tfile', 'none', 'unresolvable'],
   ['bs', 'none', 'ok bs → ..\\o'],
+  ['bs', 'none', 'outside', WIN],
+  ['bs/secret.md', 'md', 'ok bs/secret.md → ..\\o/secret.md'],
+  ['bs\\secret.md', 'none', 'outside', WIN],
   // `..` after a link: the kernel climbs from the target, path.resolve from the link; both must pass
   ['outdir/../docs/a.md', 'none', 'outside'],
   ['outdir/../p/docs/a.md', 'none', 'ok p/docs/a.md → p/docs/a.md'],
@@ -206,6 +240,51 @@ export const ROWS: Row[] = [
   ['alias.md', 'md', 'pattern', { root: '/m' }],
   ['new/x.md', 'md', 'ok new/x.md → new/x.md', { root: '/m' }],
   ['/p/', 'none', 'ok . → .', { root: '/p/' }],
+  // An absolute path that reaches the project through another link than the root's spelling is
+  // read from where it enters the project, whichever of the two is the real path
+  ['/r/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md'],
+  ['/r/docs/new.md', 'docs', 'ok docs/new.md → docs/new.md'],
+  ['/r/src/main.ts', 'docs', 'pattern'],
+  ['/r/alias.md', 'md', 'pattern'],
+  ['/r/outdir/secret.md', 'none', 'outside'],
+  ['/r/up/o/secret.md', 'none', 'outside'],
+  ['/r/../o/secret.md', 'none', 'outside'],
+  ['/r/docslink/../src.ts', 'md', 'pattern'],
+  ['/top/p/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md'],
+  ['/top/o/secret.md', 'none', 'outside'],
+  ['/top/p/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md', { root: '/r' }],
+  ['/r/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md', { root: '/top/p' }],
+  ['/p/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md', { root: '/top/r' }],
+  ['/r\\docs\\a.md', 'docs', 'ok docs/a.md → docs/a.md', WIN],
+  // Entering below the root (a link from outside to a project folder) gives no project name
+  ['/o/docslink/a.md', 'docs', 'outside'],
+  ['/o/docslink/a.md', 'md', 'ok ../o/docslink/a.md → docs/a.md', { confine: false }],
+  // A leading `~` is the home folder (here /o, outside), as a shell expands it; never a project folder
+  ['~', 'none', 'outside'],
+  ['~/', 'none', 'outside'],
+  ['~/x.md', 'none', 'outside'],
+  ['~/secret.md', 'md', 'outside'],
+  ['~/docs/a.md', 'docs', 'outside'],
+  ['~\\x.md', 'none', 'outside', WIN],
+  ['~/../p/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md'],
+  ['~/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md', { home: '/p' }],
+  ['~/docs/a.md', 'docs', 'ok docs/a.md → docs/a.md', { home: '/r' }],
+  ['~', 'none', 'ok . → .', { home: '/p' }],
+  ['~/x.md', 'none', 'ok ../o/x.md → ../o/x.md', { confine: false }],
+  ['~/x.md', 'md', 'ok ../o/x.md → ../o/x.md', { confine: false }],
+  // `~` without a known home, `~user`, bash's `~+` and `~-`: not located here, so refused
+  ['~', 'none', 'unresolvable', { home: null }],
+  ['~/x.md', 'none', 'unresolvable', { home: null, confine: false }],
+  ['~root/x.md', 'none', 'unresolvable'],
+  ['~root', 'none', 'unresolvable', { confine: false }],
+  ['~+/docs/a.md', 'docs', 'unresolvable'],
+  ['~-/docs/a.md', 'docs', 'unresolvable'],
+  ['~\\x.md', 'none', 'unresolvable'],
+  // A `~` anywhere else is a name, and `./~` the project folder named `~`
+  ['./~/x.md', 'none', 'ok ~/x.md → ~/x.md'],
+  ['docs/~/x.md', 'docs', 'ok docs/~/x.md → docs/~/x.md'],
+  ['docs/~', 'docs', 'ok docs/~ → docs/~'],
+  ['/p/~/x.md', 'none', 'ok ~/x.md → ~/x.md'],
   // Confinement off: outside is allowed, the pattern still sees both (relative, with `..`)
   ['../o/secret.md', 'none', 'ok ../o/secret.md → ../o/secret.md', { confine: false }],
   ['/etc/passwd', 'none', 'ok ../etc/passwd → ../etc/passwd', { confine: false }],

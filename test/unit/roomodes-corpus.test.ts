@@ -16,6 +16,20 @@ type Expected = { ok: true; value: unknown } | { ok: false; error: string };
  */
 const POSITION_EXCEPTIONS: ReadonlyMap<string, string> = new Map();
 
+test('every corpus test skips with the one reason, naming ../shared/corpus/roomodes, so a run prints it once', () => {
+  // test/reporter.mjs prints each distinct skip reason once; the corpus tests all take theirs from test/shared-corpus.ts.
+  if (corpusMissing) assert.match(corpusMissing, /\.\.\/shared\/corpus\/roomodes/);
+  const testDir = new URL('..', import.meta.url);
+  const files = readdirSync(testDir, { recursive: true, encoding: 'utf8' }).filter((f) => f.endsWith('.test.ts'));
+  const corpusTests = files.filter((f) => readFileSync(new URL(f, testDir), 'utf8').includes(`shared-corpus.js'`));
+  assert.ok(corpusTests.length >= 4, `found the corpus tests: ${corpusTests.join(', ')}`);
+  for (const f of corpusTests) {
+    const text = readFileSync(new URL(f, testDir), 'utf8');
+    assert.match(text, /skip: corpusMissing/, f);
+    assert.doesNotMatch(text, /skip: ['"`]|t\.skip\(/, `${f} skips only with corpusMissing`);
+  }
+});
+
 if (corpusMissing) test('real .roomodes corpus', { skip: corpusMissing }, () => {});
 else describeCorpus(readdirSync(corpusDir).filter((name) => /^\d+\.roomodes$/.test(name)).sort());
 

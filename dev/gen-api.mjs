@@ -4,10 +4,10 @@
 // It never edits a schema or the source; `--check` only reads and compares.
 //
 // Usage (after `npm run build`):
-//   node docs/gen-api.mjs                  rewrite docs/api.md
-//   node docs/gen-api.mjs --check          exit 1 with a diff summary when docs/api.md is stale
-//   node docs/gen-api.mjs --check --file F compare F instead (used by the drift test)
-//   node docs/gen-api.mjs --stdout         print the document instead of writing it
+//   node dev/gen-api.mjs                  rewrite docs/api.md
+//   node dev/gen-api.mjs --check          exit 1 with a diff summary when docs/api.md is stale
+//   node dev/gen-api.mjs --check --file F compare F instead (used by the drift test)
+//   node dev/gen-api.mjs --stdout         print the document instead of writing it
 
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -26,12 +26,12 @@ const CODE_MEANING = {
   PARSE_ERROR: 'The line is not valid JSON. The answer has `id: null`.',
   INVALID_REQUEST: 'Valid JSON that is not a JSON-RPC request or notification; a line over `server.max_message_bytes`; a message nested deeper than 1000 levels (answered with its id when it has one); a second `initialize`; an empty or misplaced batch; a request before `initialize` under `--strict`.',
   METHOD_NOT_FOUND: 'No such method.',
-  INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name; a bad pagination cursor.',
+  INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name (the message lists the names there are); a bad pagination cursor.',
   INTERNAL_ERROR: 'A bug in the server: the message stays bland; the detail and stack go to stderr with the request id. Also an answer too large to send: its message starts `Response not sent:` and names its size and `server.max_message_bytes`; `data` carries `bytes` and `limit`. Also, with session persistence, a session store that cannot serve the call: its folder fails (the message names the path and the OS error) or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`; nothing was changed, and tools that need no store keep working.',
-  MODE_NOT_FOUND: 'No mode has this slug. `data.available_modes` lists the slugs there are.',
+  MODE_NOT_FOUND: 'No mode has this slug. The message lists the slugs there are (`data.available_modes` too); when a mode file defines the slug but did not load (it does not parse, or the entry was skipped), the message names that file\'s problem as `file:line:column: reason` (`data.load_problem`).',
   TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so.',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
-  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path); a bad resource URI; a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected.',
+  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path; an unknown argument that was ignored is named in the message beside the missing one); a bad resource URI (the message gives the URI forms); a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected; a mode file (or the mode sets) locked by another live process, with `data.retryable: true` and `holder_pid`, nothing written.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
   FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
   HEADER_MISMATCH: '2026-07-28 over HTTP only (HTTP 400): `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` is missing or disagrees with the body; the message names the header and both values.',
@@ -52,6 +52,8 @@ const SESSION_GONE = [
 ];
 const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
+// The mode file's lock, for every tool that writes it (src/modes/mode-file-lock.ts).
+const MODE_FILE_LOCKED = ['VALIDATION_ERROR', 'another process held the mode file\'s lock for 10 s (`data.error_type` `busy`, `retryable: true`, `holder_pid`), or its lock file is not a regular file (`lock_file_unusable`); nothing was written'];
 
 /**
  * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts, authoring-tools.ts,
@@ -87,6 +89,7 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+    MODE_FILE_LOCKED,
   ],
   update_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -94,6 +97,7 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
+    MODE_FILE_LOCKED,
   ],
   delete_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -101,12 +105,14 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode file or rules folder is refused; or the rules folder leads out through a link'],
+    MODE_FILE_LOCKED,
   ],
   import_mode: [
     ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
     ['FILE_RESTRICTION_ERROR', 'a rules folder or file would lead outside the project (or home, for global) through a link; with `session_id`: the session\'s mode may not write the mode file or a rules folder'],
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
+    MODE_FILE_LOCKED,
   ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
   orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],
@@ -297,7 +303,7 @@ function checkTables(specs, built) {
   for (const n of Object.keys(CODE_MEANING)) if (!codeNames.includes(n)) problems.push(`CODE_MEANING names ${n}, not in ERROR_CODES`);
   for (const list of Object.values(TOOL_ERRORS)) for (const [n] of list) if (!codeNames.includes(n)) problems.push(`TOOL_ERRORS uses unknown code ${n}`);
   for (const [method] of NOTIFICATIONS) if (!built.serverCode.includes(`'${method}'`)) problems.push(`the built server never sends ${method}`);
-  if (problems.length) throw new Error(`docs/gen-api.mjs tables disagree with the source:\n  ${problems.join('\n  ')}`);
+  if (problems.length) throw new Error(`dev/gen-api.mjs tables disagree with the source:\n  ${problems.join('\n  ')}`);
 }
 
 export async function generateApiDoc() {
@@ -314,7 +320,7 @@ export async function generateApiDoc() {
 
   const doc = [];
   doc.push('# roo-modes-server API reference', '');
-  doc.push('<!-- Generated by docs/gen-api.mjs from schemas/tools/*.json, src/rpc/errors.ts and the built server. Do not edit by hand: run `npm run build && node docs/gen-api.mjs`. -->', '');
+  doc.push('<!-- Generated by dev/gen-api.mjs from schemas/tools/*.json, src/rpc/errors.ts and the built server. Do not edit by hand: run `npm run build && node dev/gen-api.mjs`. -->', '');
   doc.push(`The server speaks MCP over stdio, one JSON-RPC 2.0 message per line. Protocol revisions: ${PROTOCOL_VERSIONS.map(code).join(', ')}; a supported requested revision is echoed, anything else gets ${code(PROTOCOL_VERSIONS[PROTOCOL_VERSIONS.length - 1])}.`, '');
   doc.push(`Capabilities declared by \`initialize\`: ${Object.entries(served.capabilities).map(([k, v]) => `${code(k)} ${code(JSON.stringify(v))}`).join(', ')} (\`completions\` from 2025-03-26 on).`, '');
   doc.push(`It also speaks the stateless revision ${built.eras.MODERN_VERSIONS.map(code).join(', ')}: see [Protocol eras](#protocol-eras).`, '');
@@ -330,7 +336,7 @@ export async function generateApiDoc() {
   doc.push(table(['row', 'modes are', 'file'], MODE_SOURCES.map((r) => [code(r.id), r.source, cell(r.about)])));
   doc.push('');
   doc.push('Every living dialect of the format loads: Roo Code 3.52 (`rulesFiles` inside a mode is accepted, as in its export files), Zoo Code (the `web` group with its tool `fetch_web_content`; `allowedMcpServers`, which limits the `mcp` group to those servers\' `mcp__<server>__*` tools, intersected with an `mcp` `tools` allow-list) and Kilo Code 5.x (`iconName`, `source: organization`, the `browser` group). Keys no dialect knows are ignored with one warning per file, as Roo\'s loader ignores them; they never cause a mode to be skipped.', '');
-  doc.push('`export_mode` and `import_mode` (and the `export-mode` / `import-mode` commands) read and write Roo\'s export format. `create_mode`, `update_mode` and `delete_mode` change mode files in place: YAML keeps its comments and untouched modes byte for byte, JSON stays JSON; every write is atomic, under a cross-process lock, after a backup into `.roo/backups/` (project) or `<config dir>/backups/` (global).', '');
+  doc.push('`export_mode` and `import_mode` (and the `export-mode` / `import-mode` commands) read and write Roo\'s export format. `create_mode`, `update_mode` and `delete_mode` change mode files in place: YAML keeps its comments and untouched modes byte for byte, JSON stays JSON; every write is atomic, under a cross-process lock (the writes of one server take turns in the order they came), after a backup into `.roo/backups/` (project) or `<config dir>/backups/` (global), of which the newest `backups.keep` are kept. An import swaps in its rules folders and mode file together, so a crash leaves the old or the new state (finished at the next start).', '');
 
   doc.push('## Tools', '');
   doc.push('Every tool result carries `content` (one text block: a report for people), `metadata` (the object described under **Result**) and, for 2025-06-18 and later, the same object as `structuredContent`; `tools/list` then also gives each tool\'s `title` and `outputSchema`. Arguments are checked against the input schema before the tool runs.', '',
@@ -348,7 +354,7 @@ export async function generateApiDoc() {
   doc.push('Each mode is readable as three resources. `resources/list` lists them for every mode in force (paginated by `server.page_size`); `resources/templates/list` gives the templates below. A resource\'s `name` is programmatic (`<slug>`, `<slug>_config`, `<slug>_system_prompt`: ASCII, no spaces); its `title` (from 2025-06-18) is the mode\'s display name, e.g. `💻 Code - Configuration`. `resources/subscribe` is supported: a subscribed URI gets `notifications/resources/updated` when its mode changes.', '');
   doc.push(table(['URI template', 'name', 'title (2025-06-18 on)', 'MIME type', 'content'], served.templates.map((t) => [code(t.uriTemplate), code(t.name), cell(t.title ?? ''), code(t.mimeType), cell(t.description ?? '')])));
   doc.push('');
-  doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the seven groups with `enabled` and, where restricted, `file_regex`), plus `allowedMcpServers`, `iconName` and `declared_source` when the mode has them. `mode://{slug}/config` holds the mode in Roo Code\'s own shape (`groups` as Roo writes them). `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read, in Roo\'s order: the mode\'s rules, then the project\'s `AGENTS.md` (or `AGENT.md` when it is missing or empty) and `AGENTS.local.md` (off with `prompts.use_agent_rules: false`), then the rules for every mode.', '');
+  doc.push('`mode://{slug}` holds `slug`, `name`, `source`, `file` (when from a file), `description`, `when_to_use`, `role_definition`, `custom_instructions` and `tool_groups` (each of the seven groups with `enabled` and, where restricted, `file_regex`), plus `allowedMcpServers`, `iconName` and `declared_source` when the mode has them. `mode://{slug}/config` holds the mode exactly as a `.roomodes` entry does, ready to paste back into a file: Roo\'s camelCase keys (`slug`, `name`, `iconName`, `roleDefinition`, `whenToUse`, `description`, `customInstructions`, `groups` as Roo writes them, `allowedMcpServers`, and `source` when the file declares one), absent fields left out, never `null`. `mode://{slug}/system_prompt` is the composed system prompt, including rules files read fresh on each read, in Roo\'s order: the mode\'s rules, then the project\'s `AGENTS.md` (or `AGENT.md` when it is missing or empty) and `AGENTS.local.md` (off with `prompts.use_agent_rules: false`), then the rules for every mode.', '');
   doc.push(table(['code', 'when'], [
     [code(ERROR_CODES.VALIDATION_ERROR), 'the URI is not one of the three forms'],
     [code(ERROR_CODES.MODE_NOT_FOUND), 'the slug names no mode'],
@@ -410,8 +416,8 @@ async function main(argv) {
   const current = existsSync(file) ? readFileSync(file, 'utf8') : null;
   if (current === doc) { process.stderr.write(`gen-api: ${file} is up to date\n`); return 0; }
   process.stderr.write(current === null
-    ? `gen-api: ${file} does not exist; run "node docs/gen-api.mjs"\n`
-    : `gen-api: ${file} is stale; run "node docs/gen-api.mjs" to regenerate it.\n${diffSummary(doc, current)}\n`);
+    ? `gen-api: ${file} does not exist; run "node dev/gen-api.mjs"\n`
+    : `gen-api: ${file} is stale; run "node dev/gen-api.mjs" to regenerate it.\n${diffSummary(doc, current)}\n`);
   return 1;
 }
 

@@ -1,0 +1,167 @@
+// A scope's change of several files made whole: new rules folders and the new mode file are staged
+// beside the real ones, a journal records them, then they are swapped in, the mode file last; a
+// change cut short is finished at the next start or write. Also clears our dead writers' leftovers.
+// It never removes or renames a name it did not make, and runs only under the mode file's lock.
+import { lstat, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { basename, dirname, join } from 'node:path';
+import { removeFile, syncDirectory, tempSuffix, writeFileAtomic, writeFlushed } from '../files/atomic-write.js';
+import { processAlive } from '../files/pid-lock.js';
+import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
+import { ValidationError } from '../rpc/errors.js';
+
+// How it works. Every staged name ends in `<pid>.<random>.tmp` (the journal's `suffix`):
+//   <mode file's folder>/.<mode file>.<suffix>     the new mode file, complete and fsynced
+//   <rooDir>/.rules-<slug>.<suffix>/                a new rules folder, complete and fsynced
+//   <rooDir>/.rules-<slug>.old.<suffix>             the old rules folder, moved aside during the swap
+// The journal `<mode file>.journal` is written (atomically) only once everything is staged: that is
+// the commit. Before it, a crash leaves only staged leftovers (removed once their writer is dead),
+// so the project is as it was. After it, rolling forward is idempotent: each rules folder is moved
+// aside and its staged one renamed in (a step already done is seen and skipped), then the mode file
+// is renamed over, then the asides and the journal go. The journal holds no paths: only the suffix
+// and slugs, checked, from which the names above are built, so a planted journal cannot aim anywhere.
+
+export interface JournalScope { modeFile: string; rooDir: string }
+export interface StagedFolder { slug: string; files: readonly { path: string; content: string }[] }
+
+const SUFFIX = /^\d+\.[0-9a-f]+\.tmp$/;
+const SLUG = /^[a-zA-Z0-9-]+$/;
+const MAX_JOURNAL_BYTES = 64 * 1024;
+// Leftovers of this very pid (a previous process that had the same pid) go once this old.
+const OWN_LEFTOVER_MS = 10_000;
+
+interface Journal { format: 1; suffix: string; rules: string[] }
+
+const journalPath = (s: JournalScope): string => `${s.modeFile}.journal`;
+const rulesDir = (s: JournalScope, slug: string): string => join(s.rooDir, `rules-${slug}`);
+const stagedDir = (s: JournalScope, slug: string, suffix: string): string => join(s.rooDir, `.rules-${slug}.${suffix}`);
+const asideDir = (s: JournalScope, slug: string, suffix: string): string => join(s.rooDir, `.rules-${slug}.old.${suffix}`);
+const stagedModeFile = (s: JournalScope, suffix: string): string => join(dirname(s.modeFile), `.${basename(s.modeFile)}.${suffix}`);
+const present = (p: string): Promise<boolean> => lstat(p).then(() => true, () => false);
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Writes `text` as the mode file and each folder as `rules-<slug>/` (replacing the old), all or nothing. */
+export async function commitWhole(scope: JournalScope, text: string, folders: readonly StagedFolder[]): Promise<void> {
+  const suffix = tempSuffix();
+  try {
+    await stage(scope, suffix, text, folders);
+    await writeFileAtomic(journalPath(scope), `${JSON.stringify({ format: 1, suffix, rules: folders.map((f) => f.slug) })}\n`);
+  } catch (err) {
+    // Not committed: what was staged goes now rather than waiting for a later sweep.
+    for (const f of folders) await rm(stagedDir(scope, f.slug, suffix), { recursive: true, force: true }).catch(() => undefined);
+    await rm(stagedModeFile(scope, suffix), { force: true }).catch(() => undefined);
+    throw err;
+  }
+  await rollForward(scope, { format: 1, suffix, rules: folders.map((f) => f.slug) });
+}
+
+/** Writes the new rules folders and mode file under their staged names, each flushed to disk. */
+async function stage(scope: JournalScope, suffix: string, text: string, folders: readonly StagedFolder[]): Promise<void> {
+  const dirs = new Set<string>();
+  for (const f of folders) {
+    const root = stagedDir(scope, f.slug, suffix);
+    await mkdir(root, { recursive: true });
+    dirs.add(root);
+    for (const file of f.files) {
+      const path = join(root, file.path);
+      await mkdir(dirname(path), { recursive: true });
+      dirs.add(dirname(path));
+      await writeFlushed(path, file.content);
+    }
+  }
+  for (const d of dirs) await syncDirectory(d);
+  if (folders.length > 0) await syncDirectory(scope.rooDir);
+  await mkdir(dirname(scope.modeFile), { recursive: true });
+  await writeFlushed(stagedModeFile(scope, suffix), text);
+}
+
+async function rollForward(scope: JournalScope, j: Journal): Promise<void> {
+  for (const slug of j.rules) {
+    const staged = stagedDir(scope, slug, j.suffix);
+    if (!(await present(staged))) continue; // swapped in already
+    const live = rulesDir(scope, slug);
+    const aside = asideDir(scope, slug, j.suffix);
+    if (await present(live)) {
+      await rm(aside, { recursive: true, force: true });
+      await rename(live, aside); // a link is moved as a link, never followed
+    }
+    await rename(staged, live);
+  }
+  if (j.rules.length > 0) await syncDirectory(scope.rooDir);
+  const mode = stagedModeFile(scope, j.suffix);
+  if (await present(mode)) {
+    await rename(mode, scope.modeFile);
+    await syncDirectory(dirname(scope.modeFile));
+  }
+  for (const slug of j.rules) await rm(asideDir(scope, slug, j.suffix), { recursive: true, force: true });
+  await removeFile(journalPath(scope));
+}
+
+function unreadable(file: string, why: string): ValidationError {
+  return new ValidationError(`An interrupted change left ${file}, which cannot be finished: ${why}`, {
+    message: `${file}: ${why}`, error_type: 'journal_invalid', file,
+    recovery_suggestions: [`Check the mode file and .roo/rules-* folders, then remove ${file}`],
+  });
+}
+
+function parseJournal(text: string, file: string): Journal {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { throw unreadable(file, 'it is not JSON'); }
+  const o = v as Partial<Journal> | null;
+  if (o === null || typeof o !== 'object' || o.format !== 1) throw unreadable(file, 'it is not a journal of format 1');
+  if (typeof o.suffix !== 'string' || !SUFFIX.test(o.suffix)) throw unreadable(file, 'its suffix is not one this server makes');
+  if (!Array.isArray(o.rules) || o.rules.length > 1000 || !o.rules.every((s) => typeof s === 'string' && SLUG.test(s))) {
+    throw unreadable(file, 'its rules list does not hold slugs');
+  }
+  return { format: 1, suffix: o.suffix, rules: o.rules };
+}
+
+/** True when a change was cut short after its commit (its journal is there). */
+export const interrupted = (scope: JournalScope): Promise<boolean> => present(journalPath(scope));
+
+/** Finishes a change that a crash cut short after its commit; resolves to its slugs, or null when none was. */
+export async function finishInterrupted(scope: JournalScope): Promise<string[] | null> {
+  const file = journalPath(scope);
+  let text: string;
+  try {
+    text = (await readFileSafely(file, { maxBytes: MAX_JOURNAL_BYTES, links: 'refuse' })).text;
+  } catch (err) {
+    if (err instanceof UnsafeFileError && err.reason === 'missing') return null;
+    throw unreadable(file, err instanceof UnsafeFileError ? err.problem : String(err));
+  }
+  const j = parseJournal(text, file);
+  await rollForward(scope, j);
+  return j.rules;
+}
+
+/** True when the writer with this pid is gone (this pid: only once the file is old). */
+async function deadWriter(path: string, pid: number): Promise<boolean> {
+  if (pid !== process.pid) return !processAlive(pid);
+  const info = await stat(path).catch(() => null);
+  return info !== null && Date.now() - info.ctimeMs > OWN_LEFTOVER_MS;
+}
+
+/**
+ * Removes temp files and staged folders of ours whose writer died: the mode file's temp files, its
+ * lock's pid files (and breakers' asides), staged and set-aside rules folders. Run after
+ * finishInterrupted, so nothing a journal still needs is among them; resolves to the names removed
+ * (with `look`: the names that would be, removing nothing).
+ */
+export async function sweepLeftovers(scope: JournalScope, look = false): Promise<string[]> {
+  const base = escape(basename(scope.modeFile));
+  const tail = '(\\d+)\\.[0-9a-f]+\\.tmp$';
+  const inFileDir = new RegExp(`^(?:\\.${base}\\.(?:journal\\.)?|${base}\\.lock\\.(?:breaking\\.)?(?:stale\\.)?)${tail}`);
+  const inRooDir = new RegExp(`^\\.rules-[a-zA-Z0-9-]+\\.(?:old\\.)?${tail}`);
+  const removed: string[] = [];
+  for (const [dir, pattern] of [[dirname(scope.modeFile), inFileDir], [scope.rooDir, inRooDir]] as const) {
+    const names = await readdir(dir).catch(() => [] as string[]);
+    for (const name of names) {
+      const m = pattern.exec(name);
+      if (m === null) continue;
+      const path = join(dir, name);
+      if (!(await deadWriter(path, Number(m[1])))) continue;
+      if (!look) await rm(path, { recursive: true, force: true });
+      removed.push(name);
+    }
+  }
+  return removed;
+}
