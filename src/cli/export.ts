@@ -6,14 +6,17 @@ import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { JsonSyntaxError } from '../jsonc/read.js';
-import { backup, resolveTarget } from './add-to-mcp-config.js';
+import type { UpsertOutcome } from '../jsonc/edit.js';
 import { DEFAULT_LAUNCHER, prepareMode, writtenByExport, type ExportContext, type ExportMode, type HookTransport, type TargetOutput } from '../export/source.js';
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
 import { vscodeAgent } from '../export/vscode.js';
 import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
 import { SETTINGS_FILES, mergeHooks } from '../export/settings.js';
+import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/cursor-hooks.js';
+import { PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
+import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
+import { mergeJsonFile } from './merge-json-file.js';
 import { expandHome, readFlags } from './flags.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
 
@@ -30,7 +33,7 @@ const DEFAULT_HOOK_URL = 'http://127.0.0.1:3000/hooks/claude-code';
 const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => TargetOutput>> = {
   'claude-code': claudeCodeAgent,
   vscode: vscodeAgent,
-  cursor: (m) => cursorRule(m),
+  cursor: (m, ctx) => cursorRule(m, ctx.enforce),
   opencode: openCodeAgent('.opencode'),
   kilo: openCodeAgent('.kilo'),
 };
@@ -47,8 +50,9 @@ agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
-  cursor       .cursor/rules/<slug>.mdc      rule; limits described (Cursor cannot enforce them)
-  opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins
+  cursor       .cursor/rules/<slug>.mdc      rule; limits described (--enforce: a hook binds one)
+  opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins (--plugin:
+                                             a plugin also asks the hook before each call)
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
 
   --to AGENT            the target (required)
@@ -70,17 +74,29 @@ agent's files:
   --settings            (claude-code) also add one hook for every exported agent to
                         .claude/settings.json (backed up): it also runs in claude -p
   --settings-local      the same in .claude/settings.local.json
+  --enforce SLUG        (cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json
+                        (merged, backed up). Cursor tells a hook no rule or mode, so it holds in
+                        every agent chat of the project; one mode at a time
+  --plugin              (opencode, kilo) also write .opencode/plugins/roo-modes.js or
+                        .kilo/plugin/roo-modes.js: asks the hook before each call of an exported
+                        agent and blocks when refused or when no answer can be had
+  --plugin-url URL      (with --plugin) ask serve --http's endpoint instead of starting the hook,
+                        e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)
   -h, --help            this text
 Claude Code hooks carry "onFailure": "block", honoured from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}: a hook that
 cannot run blocks the edit. Older versions ignore it and let the edit through.
 Exit status: 0 done (or, with --check, up to date), 1 something was refused, stale or could not be
 written, 2 bad usage.
+
+Enforcement elsewhere:
+${NO_TARGET.map((l) => `  ${l}`).join('\n')}
 `;
 
 interface ExportArgs {
   help: boolean; to?: string; modes: string[]; out?: string; projectRoot?: string; configDir?: string;
   force: boolean; dryRun: boolean; check: boolean; lossy: boolean; builtins: boolean;
   settings?: keyof typeof SETTINGS_FILES; launcher: readonly string[]; hook: HookTransport;
+  enforce?: string; plugin: boolean; pluginUrl?: string;
 }
 
 /**
@@ -119,8 +135,8 @@ function hookUrl(value: string): string | { error: string } {
 
 function parseArgs(argv: readonly string[]): ExportArgs | string {
   const f = readFlags(argv,
-    ['-h', '--help', '--force', '--dry-run', '--check', '--lossy', '--builtins', '--settings', '--settings-local'],
-    ['--to', '--mode', '--out', '--project-root', '--config-dir', '--hook-command', '--hook', '--url']);
+    ['-h', '--help', '--force', '--dry-run', '--check', '--lossy', '--builtins', '--settings', '--settings-local', '--plugin'],
+    ['--to', '--mode', '--out', '--project-root', '--config-dir', '--hook-command', '--hook', '--url', '--enforce', '--plugin-url']);
   if (typeof f === 'string') return f;
   if (f.rest.length > 0) return `unexpected argument ${f.rest[0]}`;
   const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
@@ -137,6 +153,7 @@ function parseArgs(argv: readonly string[]): ExportArgs | string {
     settings: has('--settings-local') ? 'local' : has('--settings') ? 'shared' : undefined,
     to: v('--to'), out: v('--out'), projectRoot: v('--project-root'), configDir: v('--config-dir'),
     launcher, hook: kind === 'http' ? { kind, url } : { kind },
+    enforce: v('--enforce'), plugin: has('--plugin'), pluginUrl: v('--plugin-url'),
   };
   if (!a.help && a.to === undefined) return '--to is required';
   if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
@@ -147,6 +164,12 @@ function parseArgs(argv: readonly string[]): ExportArgs | string {
   if (f.all.has('--hook-command') && kind === 'http') return '--hook-command goes with command hooks, not --hook http';
   if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
   if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
+  if (a.plugin && a.to !== 'opencode' && a.to !== 'kilo') return '--plugin goes with --to opencode or kilo';
+  if (a.enforce !== undefined && a.to !== 'cursor') return '--enforce goes with --to cursor';
+  if (a.pluginUrl !== undefined && !a.plugin) return '--plugin-url goes with --plugin';
+  if (a.pluginUrl !== undefined && !/^https?:\/\/[^/?#]+\/[^?#]*$/.test(a.pluginUrl)) return `--plugin-url ${a.pluginUrl} is not an http(s) URL with a path and no query, such as http://127.0.0.1:3000/hooks/claude-code`;
+  if (a.enforce !== undefined && (f.all.get('--enforce')?.length ?? 0) > 1) return '--enforce takes one mode: Cursor runs every hook on every call, so two would hold each chat to both modes';
+  if (a.enforce !== undefined && a.modes.length > 0 && !a.modes.includes(a.enforce)) return `--enforce ${a.enforce} names a mode this export leaves out; add --mode ${a.enforce}`;
   return a;
 }
 
@@ -183,13 +206,16 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   // Built-in modes' instructions name Roo-only tools (new_task, attempt_completion): only on request.
   const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!)
     : catalogue.modes.filter((m) => args.builtins || m.source !== 'builtin');
-  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: args.launcher, hook: args.hook, lossy: args.lossy };
+  if (args.enforce !== undefined && !catalogue.get(args.enforce)) { io.err(`export: unknown mode ${args.enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
+  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: args.launcher, hook: args.hook, lossy: args.lossy, enforce: args.enforce };
 
   // A broken mode file is reported, not fatal: its good modes (and the others) still export.
   const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
   if (modes.length === 0) report.push('  no custom modes to export (--builtins exports the built-in ones, --mode SLUG one of them)');
   let failed = false;
   const seen = new Map<string, string>();
+  /** Agent name → slug of each agent file produced, for --plugin. */
+  const agents = new Map<string, string>();
   for (const mode of modes) {
     const result = TARGETS[target]!(await prepareMode(mode, ctx), ctx);
     for (const l of result.lost) report.push(`  not carried over (${mode.slug}): ${l}`);
@@ -201,17 +227,32 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     const clash = seen.get(result.path);
     if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash} both become ${result.path}`); failed = true; continue; }
     seen.set(result.path, mode.slug);
+    agents.set(mode.slug, mode.slug);
     failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
   if (args.modes.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
-  if (args.settings !== undefined) failed = !(await settings(join(outDir, SETTINGS_FILES[args.settings]), ctx, args, io, report)) || failed;
-  const enforcement = ENFORCEMENT[target];
-  if (enforcement !== undefined && (args.settings !== undefined || modes.some((m) => m.compiled.edit))) {
-    report.push(`  enforcement: ${enforcement(ctx)}`);
-    const local = ctx.hook.kind === 'command' ? ctx.entryCommand.filter(machinePath) : [];
-    if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
+  if (args.settings !== undefined) {
+    const entry = hookEntry(claudeHook(ctx, null));
+    failed = !(await mergeInto(join(outDir, SETTINGS_FILES[args.settings]), (text) => mergeHooks(text, entry), 'one hook for every exported agent, by agent_type', args, io, report)) || failed;
   }
+  if (args.enforce !== undefined) {
+    const entry = cursorHookEntry(ctx, args.enforce);
+    failed = !(await mergeInto(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, entry), `preToolUse hook for mode ${args.enforce}`, args, io, report)) || failed;
+  }
+  const plugin = args.plugin && agents.size > 0;
+  if (plugin) {
+    const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
+    failed = !(await place(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }), args, io, report)) || failed;
+  }
+  const enforcement = ENFORCEMENT[target];
+  const claudeHooks = enforcement !== undefined && (args.settings !== undefined || modes.some((m) => m.compiled.edit));
+  if (claudeHooks) report.push(`  enforcement: ${enforcement(ctx)}`);
+  for (const note of enforcementNotes(target, { enforce: args.enforce, plugin })) report.push(`  enforcement: ${note}`);
+  // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin) needs them to exist there.
+  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || args.enforce !== undefined || (plugin && args.pluginUrl === undefined);
+  const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
+  if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
   io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
   if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
@@ -263,31 +304,10 @@ async function leftovers(folder: string, written: ReadonlyMap<string, string>, o
   return clean;
 }
 
-/** Merges the one settings-level hook into a Claude Code settings file, keeping every other entry and a backup. */
-async function settings(file: string, ctx: ExportContext, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
-  const real = await resolveTarget(file);
-  if (typeof real !== 'string') { report.push(`  refused: ${real.refused}`); return false; }
-  const old = await readIfExists(real);
-  let outcome;
-  try {
-    outcome = mergeHooks(old ?? '', hookEntry(claudeHook(ctx, null)));
-  } catch (err) {
-    if (!(err instanceof JsonSyntaxError)) throw err;
-    report.push(`  refused: ${file} is not valid JSON (${err.message}); fix it first`);
-    return false;
-  }
-  if (!outcome.ok) { report.push(`  refused: cannot edit ${file} safely: ${outcome.reason}`); return false; }
-  if (old !== null && outcome.text === old) { report.push(`  unchanged: ${file}`); return true; }
-  if (args.check) { report.push(`  ${old === null ? 'missing' : 'stale'}: ${file} (its roo-modes-server hook is missing or out of date)`); return false; }
-  if (args.dryRun) { io.out(`==> ${file} (would ${old === null ? 'write' : 'update'}) <==\n${outcome.text}\n`); return true; }
-  try {
-    await mkdir(dirname(real), { recursive: true });
-    const saved = old === null ? null : await backup(real);
-    await writeFileAtomic(real, outcome.text);
-    report.push(`  ${old === null ? 'wrote' : 'updated'}: ${file} (one hook for every exported agent, by agent_type${saved ? `; previous version kept as ${saved}` : ''})`);
-  } catch (err) {
-    report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
-    return false;
-  }
-  return true;
+/** Merges an entry into a JSON config the agent shares with others (a backup kept); false when refused, stale or failed. */
+async function mergeInto(file: string, merge: (text: string) => UpsertOutcome, what: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
+  const merged = await mergeJsonFile(file, merge, what, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write');
+  if (merged.preview !== undefined) io.out(`==> ${file} (would ${merged.preview.verb}) <==\n${merged.preview.text}\n`);
+  report.push(`  ${merged.line}`);
+  return merged.ok;
 }

@@ -35,6 +35,8 @@ export interface ExportContext {
   hook: HookTransport;
   /** Write `ask` (and say why) where an edit rule has no exact translation, instead of refusing. */
   lossy: boolean;
+  /** (cursor) the mode .cursor/hooks.json enforces, if one was chosen with --enforce. */
+  enforce?: string;
 }
 
 /** What one target made of one mode: the file, or why not; and what it could not carry over. */

@@ -184,7 +184,7 @@ test('--check writes nothing and fails on a stale, hand-edited, missing or left-
   assert.match(stale.stdout, /stale: .*docs-writer\.md/);
   assert.match(stale.stdout, /differs \(not written by export\): .*spec-writer\.md/);
   assert.match(stale.stdout, /missing: .*test-writer\.md/);
-  assert.match(stale.stdout, /stale: .*settings\.json \(its roo-modes-server hook is missing or out of date\)/);
+  assert.match(stale.stdout, /stale: .*settings\.json \(one hook for every exported agent, by agent_type: missing or out of date\)/);
   assert.match(stale.stdout, /unchanged: .*config-keeper\.md/);
   assert.match(stale.stdout, /missing: .*readme-guard\.md/);
   assert.match(stale.stdout, /left over: .*readme-keeper\.md \(an earlier export's, for a mode not exported now: delete it, or export that mode/);

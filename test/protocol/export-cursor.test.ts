@@ -1,0 +1,155 @@
+// `export --to cursor --enforce SLUG` through the built CLI: the preToolUse hook merged into
+// .cursor/hooks.json (others kept, backed up, idempotent), and rule files that say what binds.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { REPO, tempDir } from './harness.js';
+import { runCli } from './cli-run.js';
+
+type Ctx = { after(fn: () => void): void };
+type HookEntry = { command: string; failClosed?: boolean; matcher?: string };
+
+const ROOMODES = JSON.stringify({
+  customModes: [
+    { slug: 'docs-writer', name: 'Docs writer', roleDefinition: 'You write the docs.', groups: ['read', ['edit', { fileRegex: '^docs/' }]] },
+    { slug: 'test-writer', name: 'Test writer', roleDefinition: 'You write tests.', groups: ['read', 'command', ['edit', { fileRegex: '\\.test\\.ts$' }]] },
+  ],
+});
+
+function project(t: Ctx): { root: string; env: Record<string, string> } {
+  const root = tempDir(t, 'rms-cursor-');
+  const home = tempDir(t, 'rms-cursor-home-');
+  writeFileSync(join(root, '.roomodes'), ROOMODES);
+  return { root, env: { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), ROO_PROJECT_ROOT: root } };
+}
+
+const hooksFile = (root: string): string => join(root, '.cursor', 'hooks.json');
+const ours = (e: HookEntry): boolean => / hook cursor --mode \S+$/.test(e.command);
+
+test('--enforce writes one fail-closed preToolUse hook, and the rules say which mode binds', async (t) => {
+  const { root, env } = project(t);
+  const r = await runCli(['export', '--to', 'cursor', '--mode', 'docs-writer', '--mode', 'test-writer', '--enforce', 'docs-writer'], { env, cwd: root });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.match(r.stdout, /wrote: .*\.cursor\/hooks\.json \(preToolUse hook for mode docs-writer\)/);
+  assert.match(r.stdout, /enforcement: Cursor: .*every agent chat.*failClosed/);
+  const text = readFileSync(hooksFile(root), 'utf8');
+  const file = JSON.parse(text) as { version: number; hooks: { preToolUse: HookEntry[] } };
+  assert.equal(file.version, 1);
+  assert.equal(file.hooks.preToolUse.length, 1);
+  const [entry] = file.hooks.preToolUse;
+  assert.equal(entry!.command, 'roo-modes-server hook cursor --mode docs-writer', 'the launcher is found on PATH');
+  assert.equal(entry!.failClosed, true);
+  assert.equal(entry!.matcher, undefined, 'no matcher: every tool reaches the hook');
+  for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!text.includes(place), `hooks.json names ${place}`);
+
+  const enforced = readFileSync(join(root, '.cursor', 'rules', 'docs-writer.mdc'), 'utf8');
+  assert.match(enforced, /## Limits of this mode \(enforced by a hook\)/);
+  assert.match(enforced, /roo-modes-server hook cursor --mode docs-writer/);
+  assert.match(enforced, /hold in every agent chat of this project/);
+  assert.match(enforced, /- edit — only files whose path matches the regular expression `\^docs\/`/);
+  const other = readFileSync(join(root, '.cursor', 'rules', 'test-writer.mdc'), 'utf8');
+  assert.match(other, /## Limits of this mode \(described, not enforced\)/);
+  assert.match(other, /holds every agent chat of this project, this one included, to the limits of mode docs-writer/);
+
+  const plain = await runCli(['export', '--to', 'cursor', '--mode', 'test-writer', '--out', join(root, 'plain')], { env, cwd: root });
+  assert.equal(plain.code, 0, plain.stdout + plain.stderr);
+  assert.deepEqual(readdirSync(join(root, 'plain', '.cursor')), ['rules'], 'no hooks.json without --enforce');
+  assert.match(plain.stdout, /enforcement: Cursor: the rules only describe the limits\. --enforce SLUG/);
+  assert.doesNotMatch(readFileSync(join(root, 'plain', '.cursor', 'rules', 'test-writer.mdc'), 'utf8'), /holds every agent chat/);
+});
+
+test('an existing hooks.json keeps its hooks and comments, is backed up, and a re-export changes nothing', async (t) => {
+  const { root, env } = project(t);
+  mkdirSync(join(root, '.cursor'));
+  const before = [
+    '{',
+    '  // team hooks',
+    '  "hooks": {',
+    '    "preToolUse": [ { "command": "./.cursor/audit.sh", "matcher": "Shell" } ],',
+    '    "stop": [ { "command": "./.cursor/stop.sh" } ],',
+    '  },',
+    '}',
+    '',
+  ].join('\n');
+  writeFileSync(hooksFile(root), before);
+  const first = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer'], { env, cwd: root });
+  assert.equal(first.code, 0, first.stdout + first.stderr);
+  const saved = /previous version kept as (\S+)\)/.exec(first.stdout)?.[1];
+  assert.ok(saved !== undefined, first.stdout);
+  assert.equal(readFileSync(saved, 'utf8'), before, 'the backup holds the old text');
+  const after = readFileSync(hooksFile(root), 'utf8');
+  assert.match(after, /^\{\n {2}\/\/ team hooks\n {2}"version": 1,\n/, 'the comment kept, the version added');
+  assert.match(after, /"stop": \[ \{ "command": "\.\/\.cursor\/stop\.sh" \} \],/, 'the other event untouched, byte for byte');
+  const parsed = JSON.parse(after.replace(/^\s*\/\/.*$/m, '').replace(/,(\s*[}\]])/g, '$1')) as { hooks: { preToolUse: HookEntry[] } };
+  assert.deepEqual(parsed.hooks.preToolUse.map((e) => e.command.replace(/^.* hook cursor/, 'hook cursor')), ['./.cursor/audit.sh', 'hook cursor --mode docs-writer']);
+
+  const again = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer'], { env, cwd: root });
+  assert.equal(again.code, 0);
+  assert.match(again.stdout, /unchanged: .*hooks\.json/);
+  assert.equal(readFileSync(hooksFile(root), 'utf8'), after);
+  assert.equal(readdirSync(join(root, '.cursor')).filter((n) => n.startsWith('hooks.json.bak-')).length, 1, 'no second backup');
+
+  // Another mode replaces ours: two would hold every chat to both.
+  const other = await runCli(['export', '--to', 'cursor', '--enforce', 'test-writer'], { env, cwd: root });
+  assert.equal(other.code, 0, other.stdout + other.stderr);
+  const entries = (JSON.parse(readFileSync(hooksFile(root), 'utf8').replace(/^\s*\/\/.*$/m, '').replace(/,(\s*[}\]])/g, '$1')) as { hooks: { preToolUse: HookEntry[] } }).hooks.preToolUse;
+  assert.deepEqual(entries.filter(ours).map((e) => e.command.replace(/^.* hook cursor/, 'hook cursor')), ['hook cursor --mode test-writer']);
+  assert.equal(entries.length, 2);
+
+  // --check writes nothing and fails while the hook is not the one this export would write.
+  const stale = readFileSync(hooksFile(root), 'utf8');
+  const check = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer', '--check'], { env, cwd: root });
+  assert.equal(check.code, 1, check.stdout);
+  assert.match(check.stdout, /stale: .*hooks\.json \(preToolUse hook for mode docs-writer: missing or out of date\)/);
+  assert.equal(readFileSync(hooksFile(root), 'utf8'), stale);
+  const current = await runCli(['export', '--to', 'cursor', '--enforce', 'test-writer', '--check'], { env, cwd: root });
+  assert.equal(current.code, 0, current.stdout);
+  assert.match(current.stdout, /unchanged: .*hooks\.json/);
+});
+
+test('a project-local launcher is left for the shell to find through CLAUDE_PROJECT_DIR, which Cursor sets', async (t) => {
+  const { root, env } = project(t);
+  const args = ['export', '--to', 'cursor', '--enforce', 'docs-writer', '--hook-command', '${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server'];
+  const r = await runCli(args, { env, cwd: root });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  const entries = (JSON.parse(readFileSync(hooksFile(root), 'utf8')) as { hooks: { preToolUse: HookEntry[] } }).hooks.preToolUse;
+  assert.deepEqual(entries, [{ command: '"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook cursor --mode docs-writer', failClosed: true }]);
+  const again = await runCli(args, { env, cwd: root });
+  assert.match(again.stdout, /unchanged: .*hooks\.json/, 'recognised as its own');
+});
+
+test('hooks.json it cannot edit safely is refused and left alone; bad flags are usage errors', async (t) => {
+  const { root, env } = project(t);
+  mkdirSync(join(root, '.cursor'));
+  for (const [text, why] of [
+    ['{ "hooks": { "preToolUse": [ ', /is not valid JSON \(line 1/],
+    ['{ "version": 2, "hooks": {} }', /"version" is 2; this export writes version 1 entries/],
+    ['{ "version": 1, "hooks": { "preToolUse": {} } }', /"hooks\.preToolUse" is not an array/],
+    ['[]', /the top level is not a JSON object/],
+  ] as const) {
+    writeFileSync(hooksFile(root), text);
+    const r = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer'], { env, cwd: root });
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, why);
+    assert.equal(readFileSync(hooksFile(root), 'utf8'), text);
+  }
+  assert.deepEqual(readdirSync(join(root, '.cursor')).filter((n) => n.includes('.bak-')), []);
+
+  const dry = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer', '--dry-run', '--out', join(root, 'dry')], { env, cwd: root });
+  assert.equal(dry.code, 0, dry.stdout + dry.stderr);
+  assert.match(dry.stdout, /would write: .*hooks\.json/);
+  assert.match(dry.stdout, /"failClosed": true/);
+  assert.throws(() => readdirSync(join(root, 'dry')));
+
+  for (const [args, why] of [
+    [['--to', 'opencode', '--enforce', 'docs-writer'], /--enforce goes with --to cursor/],
+    [['--to', 'cursor', '--enforce', 'docs-writer', '--enforce', 'test-writer'], /--enforce takes one mode/],
+    [['--to', 'cursor', '--mode', 'test-writer', '--enforce', 'docs-writer'], /leaves out; add --mode docs-writer/],
+    [['--to', 'cursor', '--enforce', 'nope'], /unknown mode nope for --enforce/],
+  ] as const) {
+    const r = await runCli(['export', ...args], { env, cwd: root });
+    assert.equal(r.code, 2, `${args.join(' ')}: ${r.stdout}`);
+    assert.match(r.stderr, why);
+  }
+});
