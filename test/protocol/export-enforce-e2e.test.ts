@@ -57,7 +57,7 @@ test('the plugin with --plugin-url asks serve --http, with the token, and blocks
   const { root, env, bin } = project(t);
   const r = await runCli(['export', '--to', 'opencode', '--plugin', '--plugin-url', 'http://127.0.0.1:3000/hooks/claude-code'], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout + r.stderr);
-  const server = new HttpServer(['--project-root', root], { ROO_MODES_HTTP_TOKEN: 'e2e-token', PATH: `${bin}:${process.env.PATH ?? ''}` });
+  const server = new HttpServer(['--project-root', root], { ROO_MODES_HTTP_TOKEN: 'e2e-token-of-32-characters-long', PATH: `${bin}:${process.env.PATH ?? ''}` });
   t.after(() => { server.child.kill(); });
   const origin = new URL(await server.ready).origin;
   // The same plugin, pointed at this server's port (the export above named a fixed one).
@@ -72,7 +72,7 @@ test('the plugin with --plugin-url asks serve --http, with the token, and blocks
   };
   const saved = process.env.ROO_MODES_HTTP_TOKEN;
   t.after(() => { process.env.ROO_MODES_HTTP_TOKEN = saved; });
-  process.env.ROO_MODES_HTTP_TOKEN = 'e2e-token';
+  process.env.ROO_MODES_HTTP_TOKEN = 'e2e-token-of-32-characters-long';
   assert.match((await call('write', { filePath: join(root, 'src', 'a.ts'), content: 'x' }))!, /Mode docs-writer .*\^docs\//);
   assert.equal(await call('write', { filePath: join(root, 'docs', 'a.md'), content: 'x' }), undefined);
   assert.match((await call('bash', { command: 'ls' }))!, /"command" group/);
