@@ -52,7 +52,7 @@ const SESSION_GONE = [
 ];
 const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
-// The mode file's lock, for every tool that writes it (src/modes/mode-file-lock.ts).
+// The mode file's lock, for every tool that writes it (src/authoring/mode-file-lock.ts).
 const MODE_FILE_LOCKED = ['VALIDATION_ERROR', 'another process held the mode file\'s lock for 10 s (`data.error_type` `busy`, `retryable: true`, `holder_pid`), or its lock file is not a regular file (`lock_file_unusable`); nothing was written'];
 
 /**

@@ -10,10 +10,10 @@ import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
 import { authoringTools } from './mcp/authoring-tools.js';
-import type { PlannedWrite } from './modes/authoring.js';
+import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
 import { modeNotFound } from './modes/problems.js';
-import type { ScopeConfig } from './modes/mode-writes.js';
+import type { ScopeConfig } from './authoring/mode-writes.js';
 import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
@@ -122,7 +122,7 @@ export class Services {
     const s = await this.sessions.get(sessionId);
     const mode = this.modes.current.get(s.task.mode_slug);
     if (!mode) throw modeNotFound(this.modes.current, s.task.mode_slug);
-    const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./modes/write-gate.js'), import('./modes/authoring.js')]);
+    const [{ judgeWrite }, { shownPath }] = await Promise.all([import('./authoring/write-gate.js'), import('./authoring/authoring.js')]);
     const ctx = { projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root };
     for (const path of [plan.modeFile, ...(plan.rulesDir ? [plan.rulesDir] : [])]) {
       const d = judgeWrite(mode, shownPath(path, this.projectRoot), ctx);
@@ -134,7 +134,7 @@ export class Services {
 
   /** Finishes a mode-file change a crash cut short and clears dead writers' leftovers; never fatal. */
   async #tidyModeFiles(): Promise<void> {
-    const [{ scopePaths }, { tidyModeFile }] = await Promise.all([import('./modes/mode-writes.js'), import('./modes/mode-file-lock.js')]);
+    const [{ scopePaths }, { tidyModeFile }] = await Promise.all([import('./authoring/mode-writes.js'), import('./authoring/mode-file-lock.js')]);
     for (const scope of ['project', 'global'] as const) {
       try {
         const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()));

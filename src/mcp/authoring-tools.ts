@@ -2,8 +2,8 @@
 // ask the session gate, call the authoring module and reload the catalogue. No file work in here.
 import type { Catalogue } from '../modes/catalogue.js';
 import type { GroupEntry, GroupName, GroupOptions } from '../modes/types.js';
-import type { ModeFields, PlannedWrite } from '../modes/authoring.js';
-import type { Scope, ScopeConfig } from '../modes/mode-writes.js';
+import type { ModeFields, PlannedWrite } from '../authoring/authoring.js';
+import type { Scope, ScopeConfig } from '../authoring/mode-writes.js';
 import type { ToolCallContext, ToolFamily, ToolResult } from './tool-types.js';
 
 export interface AuthoringDeps {
@@ -44,7 +44,7 @@ function fieldsOf(args: Record<string, unknown>): ModeFields {
   return out;
 }
 
-function report(r: import('../modes/authoring.js').AuthoringResult): ToolResult {
+function report(r: import('../authoring/authoring.js').AuthoringResult): ToolResult {
   const lines = [`${r.action[0]!.toUpperCase()}${r.action.slice(1)} mode "${r.slug}" in ${r.mode_file} (${r.scope}, ${r.format}).`];
   if (!r.preserved_format) lines.push('The file\'s layout could not be edited in place, so it was written out whole (its comments are gone; the backup has them).');
   if (r.backup) lines.push(`Backup of the previous file: ${r.backup}`);
@@ -59,8 +59,8 @@ export function authoringTools(d: AuthoringDeps): ToolFamily {
     scopes: d.scopeConfig(),
     gate: (plan: PlannedWrite) => (typeof args.session_id === 'string' ? d.sessionGate(args.session_id, plan) : Promise.resolve()),
   });
-  const load = () => import('../modes/authoring.js');
-  const done = async (r: import('../modes/authoring.js').AuthoringResult): Promise<ToolResult> => {
+  const load = () => import('../authoring/authoring.js');
+  const done = async (r: import('../authoring/authoring.js').AuthoringResult): Promise<ToolResult> => {
     await d.reload();
     const out = report(r);
     // A file of higher precedence (or the active mode set) can hide what was just written: say so.

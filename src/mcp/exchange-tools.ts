@@ -2,7 +2,7 @@
 // export/import modules and reload the catalogue after a write; they never touch files themselves.
 import type { Catalogue } from '../modes/catalogue.js';
 import { modeNotFound } from '../modes/problems.js';
-import type { ScopeConfig, Scope } from '../modes/mode-writes.js';
+import type { ScopeConfig, Scope } from '../authoring/mode-writes.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 
 export interface ExchangeDeps {
@@ -15,7 +15,7 @@ export interface ExchangeDeps {
 }
 
 /** What happened to one mode's rules folder, as it was done: a folder is only written when it gets files. */
-function rulesOutcome(m: import('../modes/import.js').ImportReport['modes'][number], dryRun: boolean): string {
+function rulesOutcome(m: import('../authoring/import.js').ImportReport['modes'][number], dryRun: boolean): string {
   const files = (n: number): string => `${n} rules file${n === 1 ? '' : 's'}`;
   const old = `${m.removed.length} old entr${m.removed.length === 1 ? 'y' : 'ies'}`;
   const [write, replace, remove] = dryRun ? ['would write', 'would replace', 'would remove'] : ['wrote', 'replaced', 'removed'];
@@ -24,7 +24,7 @@ function rulesOutcome(m: import('../modes/import.js').ImportReport['modes'][numb
 }
 
 /** A readable account of an import, for the text part of the result. */
-export function importSummary(r: import('../modes/import.js').ImportReport): string {
+export function importSummary(r: import('../authoring/import.js').ImportReport): string {
   const lines = [`${r.dry_run ? 'Would import' : 'Imported'} ${r.modes.length} mode${r.modes.length === 1 ? '' : 's'} into ${r.mode_file} (${r.scope}, ${r.format}).`];
   for (const m of r.modes) {
     lines.push(`- ${m.slug}: ${m.action}; ${rulesOutcome(m, r.dry_run)}`);
@@ -41,7 +41,7 @@ export function exchangeTools(d: ExchangeDeps): ToolFamily {
       const cat = d.catalogue();
       const mode = cat.get(slug);
       if (!mode) throw modeNotFound(cat, slug);
-      const { exportMode } = await import('../modes/export.js');
+      const { exportMode } = await import('../authoring/roo-export.js');
       const { projectRoot, homeDir } = d.scopeConfig();
       const out = await exportMode(mode, { projectRoot, homeDir });
       const metadata: Record<string, unknown> = { slug: mode.slug, source: mode.source, yaml: out.text };
@@ -52,7 +52,7 @@ export function exchangeTools(d: ExchangeDeps): ToolFamily {
     },
 
     async import_mode(args, ctx): Promise<ToolResult> {
-      const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../modes/import.js'), import('../modes/mode-writes.js')]);
+      const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../authoring/import.js'), import('../authoring/mode-writes.js')]);
       const parsed = parseImport(args.yaml as string);
       const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
       const sessionId = typeof args.session_id === 'string' ? args.session_id : null;

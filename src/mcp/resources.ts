@@ -68,7 +68,7 @@ export class ModeResources {
     else if (kind.suffix === '/config') {
       // The mode as a .roomodes entry holds it (Roo's keys, absent ones left out), so it pastes back
       // into a file; the writer's own shape, loaded only for this read.
-      const { modeToPlain } = await import('../modes/mode-file-edit.js');
+      const { modeToPlain } = await import('../authoring/mode-file-edit.js');
       text = JSON.stringify(modeToPlain(mode, mode.declaredSource !== undefined ? { source: mode.declaredSource } : {}), null, 2);
     }
     else text = await this.#d.systemPrompt(mode);

@@ -2,7 +2,7 @@
 // processes of the same project (a pid lock file, see src/files/lock-queue.ts). It never holds the
 // lock past the operation.
 import { LockQueue } from '../files/lock-queue.js';
-import { lockRefusal } from '../modes/mode-file-lock.js';
+import { lockRefusal } from '../authoring/mode-file-lock.js';
 
 export interface LockOptions {
   /** How long to wait for another process before giving up. */

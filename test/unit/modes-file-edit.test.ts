@@ -2,7 +2,7 @@
 // layouts the YAML editor cannot change in place written out whole (and said so).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { formatOf, modeEntries, removeModeText, upsertModeText } from '../../src/modes/mode-file-edit.js';
+import { formatOf, modeEntries, removeModeText, upsertModeText } from '../../src/authoring/mode-file-edit.js';
 
 const mode = { slug: 'm', name: 'M', roleDefinition: 'r', groups: ['read'] };
 

@@ -2,7 +2,7 @@
 // dropped, absolute and .. refused) and a whole import refused before any write on a bad mode.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { confineRulePath, parseImport } from '../../src/modes/import.js';
+import { confineRulePath, parseImport } from '../../src/authoring/import.js';
 import { runExportMode, runImportMode } from '../../src/cli/exchange.js';
 import { ValidationError } from '../../src/rpc/errors.js';
 

@@ -9,7 +9,7 @@ import { decidePath, type PathRules } from '../../src/paths/decide.js';
 import { liveFsView, onceEach } from '../../src/paths/live-fs.js';
 import { locate, walk } from '../../src/paths/resolve.js';
 import { decideToolUse } from '../../src/modes/decide-tool-use.js';
-import { ANY_FILE_WRITER, judgeWrite } from '../../src/modes/write-gate.js';
+import { ANY_FILE_WRITER, judgeWrite } from '../../src/authoring/write-gate.js';
 import { decideHookCall } from '../../src/hook/decide.js';
 import { builtinModes } from '../../src/modes/builtin.js';
 import { compileMode } from '../../src/modes/permissions.js';

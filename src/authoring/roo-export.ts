@@ -2,7 +2,7 @@
 // Roo 3.52 gathers them (top level of rules-<slug>/ only, trimmed, empty ones left out). Read-only.
 import { open } from 'node:fs/promises';
 import { join, resolve } from 'node:path';
-import type { Mode } from './types.js';
+import type { Mode } from '../modes/types.js';
 import { modeToPlain } from './mode-file-edit.js';
 import { topLevelFiles } from './mode-writes.js';
 import { toYaml } from '../yaml/write.js';

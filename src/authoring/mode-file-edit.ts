@@ -1,7 +1,7 @@
 // Changes one mode in the text of a mode file while keeping the file's own format: YAML through
 // the format-preserving editor (comments and the other modes untouched), JSON stays JSON. Pure text.
-import { readModeFileText } from './mode-file.js';
-import type { ModeConfig } from './types.js';
+import { readModeFileText } from '../modes/mode-file.js';
+import type { ModeConfig } from '../modes/types.js';
 import { editSequence, YamlEditError, type SequenceEdit } from '../yaml/edit.js';
 import { toPlain, toYaml, type Plain } from '../yaml/write.js';
 import { isRecord } from '../rpc/jsonrpc.js';

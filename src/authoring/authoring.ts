@@ -2,10 +2,10 @@
 // before anything is written, under the file's lock, with a backup first, the file's format kept.
 // Whether a caller may write at all is decided before these run (the gate), never in here.
 import { relative } from 'node:path';
-import type { Catalogue } from './catalogue.js';
-import { modeNotFound } from './problems.js';
-import type { ModeConfig } from './types.js';
-import { validateModeEntry } from './validate-mode.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import { modeNotFound } from '../modes/problems.js';
+import type { ModeConfig } from '../modes/types.js';
+import { validateModeEntry } from '../modes/validate-mode.js';
 import { modeEntries, modeToPlain, removeModeText, upsertModeText, type ModeFileEdit } from './mode-file-edit.js';
 import { backUp, readModeFile, removeFolder, scopePaths, writeModeFile, type Scope, type ScopeConfig, type ScopePaths } from './mode-writes.js';
 import { withModeFileLock } from './mode-file-lock.js';

@@ -1,15 +1,15 @@
 // Roo's export format, read back: every mode validated before anything is written, each upserted
 // into the scope's mode file, its rules-<slug>/ folder replaced by the confined, bounded rules files.
 import { join, relative } from 'node:path';
-import { readModeFileText } from './mode-file.js';
-import { validateModeEntry } from './validate-mode.js';
+import { readModeFileText } from '../modes/mode-file.js';
+import { validateModeEntry } from '../modes/validate-mode.js';
 import { modeEntries, modeToPlain, upsertModeText, type ModeFileFormat } from './mode-file-edit.js';
 import { allEntries, backUp, readModeFile, type ScopePaths } from './mode-writes.js';
 import { withModeFileLock } from './mode-file-lock.js';
 import { commitWhole } from './write-journal.js';
-import { RULES_LIMITS } from './export.js';
+import { RULES_LIMITS } from './roo-export.js';
 import { ANY_FILE_WRITER, judgeWrite } from './write-gate.js';
-import type { ModeConfig } from './types.js';
+import type { ModeConfig } from '../modes/types.js';
 import { FileRestrictionError, ValidationError } from '../rpc/errors.js';
 import { YamlError } from '../yaml/read.js';
 import { isRecord } from '../rpc/jsonrpc.js';

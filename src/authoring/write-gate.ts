@@ -1,7 +1,7 @@
 // The one place where this folder's writers ask whether a path may be written: the same decision
 // validate_tool_use makes (decideToolUse for write_to_file). It decides; it never writes.
-import { compileMode, type CompiledMode, type PermissionContext, type PermissionDecision } from './permissions.js';
-import { decideToolUse } from './decide-tool-use.js';
+import { compileMode, type CompiledMode, type PermissionContext, type PermissionDecision } from '../modes/permissions.js';
+import { decideToolUse } from '../modes/decide-tool-use.js';
 
 /**
  * A mode that may edit any file: used to apply only the path rules (inside the root, no control

@@ -5,7 +5,7 @@ import { constants } from 'node:fs';
 import { cp, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
-import { MAX_MODE_FILE_BYTES } from './catalogue.js';
+import { MAX_MODE_FILE_BYTES } from '../modes/catalogue.js';
 import { ValidationError } from '../rpc/errors.js';
 
 export type Scope = 'project' | 'global';
