@@ -5,7 +5,6 @@ import type { Core } from '../connection.js';
 import { ERROR_CODES, HeaderMismatchError, MethodNotFoundError, RpcError } from '../rpc/errors.js';
 import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import { ERA_METHODS, META, readRequestMeta, servedIn } from '../mcp/eras.js';
-import { HTTP_LIMITS } from './limits.js';
 import { SSE_HEADERS } from './sse.js';
 import { accepts, describe, header, sendJson, sendRpcError } from './wire.js';
 
@@ -79,9 +78,8 @@ export function runStateless(core: Core, req: IncomingMessage, res: ServerRespon
       if (!isAnswer) {
         if (!want.sse) continue;
         if (!streaming) { streaming = true; res.writeHead(200, SSE_HEADERS); }
+        // A client that stops reading its stream is cut by the unread ledger on the next write (that cancels).
         res.write(`event: message\ndata: ${d.text}\n\n`);
-        // A client that stops reading its stream must not make us buffer without bound: cut it (that cancels).
-        if (res.writableLength > HTTP_LIMITS.streamBacklogBytes) res.destroy();
         continue;
       }
       answered = true;

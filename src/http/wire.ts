@@ -8,22 +8,36 @@ export class BodyTooLarge extends Error {
   constructor(readonly limit: number) { super(`request body exceeds ${limit} bytes (server.max_message_bytes)`); }
 }
 
-/** The body as text, at most `limit` bytes (413 material otherwise); rejects if the client goes away. */
-export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+/**
+ * The body as text, at most `limit` bytes. A longer body is read to its end and dropped (up to
+ * `discardUpTo` bytes) before it is refused, so the client, still writing, gets its 413 instead of
+ * a reset; beyond that it is refused at once. Rejects if the client goes away.
+ */
+export function readBody(req: IncomingMessage, limit: number, discardUpTo: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge(limit));
+  if (Number.isFinite(declared) && declared > discardUpTo) return Promise.reject(new BodyTooLarge(limit));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
       size += chunk.length;
-      if (size > limit) { req.removeAllListeners('data'); req.resume(); reject(new BodyTooLarge(limit)); return; }
+      if (size > discardUpTo) { req.removeAllListeners('data'); reject(new BodyTooLarge(limit)); return; }
+      if (size > limit) { chunks.length = 0; return; }
       chunks.push(chunk);
     });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => {
+      if (size > limit) reject(new BodyTooLarge(limit));
+      else resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
+    });
     req.on('error', reject);
     req.on('aborted', () => reject(new Error('request aborted')));
   });
+}
+
+/** The body is declared JSON: `application/json`, parameters (charset) allowed, any case. */
+export function isJsonBody(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return typeof type === 'string' && /^\s*application\/json\s*(;|$)/i.test(type);
 }
 
 /** One complete JSON answer. */
