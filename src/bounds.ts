@@ -32,8 +32,6 @@ export const BOUNDS = {
     sessionIncoming: 64,
     sessionOutgoing: 256,
     sessionInFlight: 32,
-    /** A body over the size limit is read and dropped up to this many times the limit, so its 413 reaches the client. */
-    discardFactor: 4,
   },
 } as const;
 

@@ -51,7 +51,7 @@ export class HttpDoor {
       headersTimeout: b.headersTimeoutMs, requestTimeout: b.requestTimeoutMs, keepAliveTimeout: b.idleTimeoutMs,
       connectionsCheckingInterval: HTTP.timeoutCheckMs,
     }, (req, res) => {
-      if (this.#conns.refused(req.socket)) { res.destroy(); return; }
+      if (this.#conns.refused(req.socket)) { req.resume(); return; } // its 503 is on the way; read on so the client gets it
       const task = this.#conns.turn(req, res).then(() => this.#handle(req, res)).catch((err: unknown) => {
         this.core.log.error('HTTP request failed', err);
         if (!res.headersSent) sendRpcError(res, 500, null, ERROR_CODES.INTERNAL_ERROR, 'Internal error');
@@ -112,8 +112,9 @@ export class HttpDoor {
     if (!isJsonBody(req)) return sendRpcError(res, 415, null, ERROR_CODES.INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (Content-Type was ${JSON.stringify(req.headers['content-type'] ?? null)})`);
     let text: string;
     const limit = this.o.bounds.maxBodyBytes;
-    try { text = await readBody(req, limit, limit * HTTP.discardFactor); } catch (err) {
-      if (err instanceof BodyTooLarge) { sendRpcError(res, 413, null, ERROR_CODES.INVALID_REQUEST, `Payload Too Large: ${err.message}`, undefined, { connection: 'close' }); return; }
+    try { text = await readBody(req, limit); } catch (err) {
+      // The connection stays open while the rest of the body is dropped: closing it now would reset a client still writing.
+      if (err instanceof BodyTooLarge) { sendRpcError(res, 413, null, ERROR_CODES.INVALID_REQUEST, `Payload Too Large: ${err.message}`); return; }
       res.destroy();
       return;
     }

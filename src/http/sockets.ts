@@ -50,6 +50,8 @@ export class ConnectionGate {
       const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `too many connections (${this.o.maxConnections}); retry later` } });
       socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${this.o.retryAfterS}\r\nConnection: close\r\n\r\n${body}`);
       socket.on('error', () => { /* the client may reset first */ });
+      // Its request is read and dropped until the client closes; one that lingers is cut.
+      setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
     this.#conns.set(socket, { active: 0, turn: Promise.resolve() });

@@ -16,7 +16,7 @@ export class UnreadLedger {
 
   constructor(
     private readonly serverBytes: number,
-    private readonly connectionBytes: number,
+    readonly connectionBytes: number,
     private readonly onCut: (socket: Socket, reason: string) => void,
   ) {}
 
@@ -70,8 +70,9 @@ export class UnreadLedger {
 type Method = (this: ServerResponse, ...args: unknown[]) => unknown;
 
 /**
- * The response class of the HTTP server: every write is counted by `ledger`, and a write onto a
- * connection already over its per-connection bound closes it instead (the client stopped reading).
+ * The response class of the HTTP server: every write is counted by `ledger`, and a write of data
+ * onto a connection already over its per-connection bound closes it instead (the client stopped
+ * reading); ending a response adds nothing to wait for, so it is always allowed.
  */
 export function meteredResponse(ledger: UnreadLedger): typeof ServerResponse<IncomingMessage> {
   class Metered extends ServerResponse<IncomingMessage> {}
@@ -80,8 +81,10 @@ export function meteredResponse(ledger: UnreadLedger): typeof ServerResponse<Inc
   for (const name of ['write', 'end'] as const) {
     proto[name] = function (this: ServerResponse, ...args: unknown[]): unknown {
       const socket = this.socket;
-      if (socket && ledger.behind(socket)) {
-        ledger.cut(socket, `more than ${socket.writableLength} bytes unread on one connection`);
+      const chunk = args[0];
+      const carries = (typeof chunk === 'string' || chunk instanceof Uint8Array) && chunk.length > 0;
+      if (socket && carries && ledger.behind(socket)) {
+        ledger.cut(socket, `${socket.writableLength} bytes unread on one connection (limit ${ledger.connectionBytes})`);
         return name === 'write' ? false : this;
       }
       const out = base[name].apply(this, args);

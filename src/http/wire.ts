@@ -9,26 +9,23 @@ export class BodyTooLarge extends Error {
 }
 
 /**
- * The body as text, at most `limit` bytes. A longer body is read to its end and dropped (up to
- * `discardUpTo` bytes) before it is refused, so the client, still writing, gets its 413 instead of
- * a reset; beyond that it is refused at once. Rejects if the client goes away.
+ * The body as text, at most `limit` bytes. A longer body is refused at once (413 material), but
+ * the rest of it is still read and dropped, so a client that is still writing gets its answer
+ * instead of a reset (Node's request timeout bounds how long). Rejects if the client goes away.
  */
-export function readBody(req: IncomingMessage, limit: number, discardUpTo: number): Promise<string> {
+export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > discardUpTo) return Promise.reject(new BodyTooLarge(limit));
+  if (Number.isFinite(declared) && declared > limit) { req.resume(); return Promise.reject(new BodyTooLarge(limit)); }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size > limit) return;
       size += chunk.length;
-      if (size > discardUpTo) { req.removeAllListeners('data'); reject(new BodyTooLarge(limit)); return; }
-      if (size > limit) { chunks.length = 0; return; }
+      if (size > limit) { chunks.length = 0; reject(new BodyTooLarge(limit)); return; }
       chunks.push(chunk);
     });
-    req.on('end', () => {
-      if (size > limit) reject(new BodyTooLarge(limit));
-      else resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8'));
-    });
+    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
     req.on('aborted', () => reject(new Error('request aborted')));
   });
