@@ -14,7 +14,7 @@ const READY = /listening on (http:\/\/\S+)/;
 const TARGET = 2;
 
 /** Starts a server command and resolves with its URL once it prints its ready line. */
-function startServer(command, args) {
+export function startServer(command, args) {
   const env = { ...process.env };
   for (const key of Object.keys(env)) if (key.startsWith('ROO_')) delete env[key];
   const child = spawn(command, args, { cwd: tmpdir(), env, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -32,7 +32,7 @@ function startServer(command, args) {
  * generator shares the machine with the server, so it must cost little. It reads Content-Length
  * bodies and chunked ones (the SDK answers a POST with a chunked SSE stream).
  */
-class RawClient {
+export class RawClient {
   constructor(url) {
     this.url = new URL(url);
     this.buf = Buffer.alloc(0);
@@ -83,7 +83,7 @@ class RawClient {
 }
 
 /** A client: its own session on its own keep-alive socket. */
-async function client(url) {
+export async function client(url) {
   const raw = new RawClient(url);
   const init = await raw.post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }, {});
   const sid = init.headers['mcp-session-id'];

@@ -92,9 +92,9 @@ test('a connection\'s next request waits until its earlier answer is taken: pipe
   const idle = rss(s);
   const c = await open(s);
   c.pause();
-  const n = 30;
+  const n = 60;
   c.write(Array.from({ length: n }, (_, i) => rawPost(s, bigLegacy(i, task), { 'mcp-session-id': sid })).join(''));
-  // Today's build makes all 30 answers (~190 MB) at once; held to one at a time, memory stays near idle.
+  // Today's build makes all 60 answers (~380 MB) at once; held to one at a time, memory stays near idle.
   // This watches for a rise over a fixed window: there is no event for "nothing more happened".
   let peak = idle;
   for (const end = Date.now() + 6000; Date.now() < end;) {
@@ -207,35 +207,42 @@ test('over the connection cap an idle connection makes room; with none idle the 
   for (const c of [...idle, ...waiting]) c.destroy();
 });
 
-test('HTTP bodies get the checks stdio lines get: nesting depth, Content-Type, and a 413 even while the client is still writing', async (t) => {
-  const s = await startHttp(t, ['--config', configFile(t, { server: { max_message_bytes: 2048 } })]);
+test('an HTTP body nested deeper than the stdio bound is refused like a stdio line: -32600 with its id', async (t) => {
+  const s = await startHttp(t);
+  const sid = await s.session();
   const deep = `{"jsonrpc":"2.0","id":5,"method":"ping","params":{"x":${'['.repeat(100_000)}${']'.repeat(100_000)}}}`;
-  const refused = await s.post(deep);
-  assert.equal(refused.status, 413, 'deeper than the size limit here; see the next server for depth alone');
-
-  const wide = await startHttp(t);
-  const sid = await wide.session();
-  const tooDeep = await wide.post(deep, { 'mcp-session-id': sid });
+  const tooDeep = await s.post(deep, { 'mcp-session-id': sid });
   assert.equal(tooDeep.status, 400, tooDeep.body.slice(0, 300));
   assert.equal(tooDeep.messages[0]?.id, 5, 'the id is kept');
   assert.equal(tooDeep.messages[0]?.error?.code, -32600);
   assert.match(String(tooDeep.messages[0]?.error?.message), /nested too deep/);
-  const text = await wide.post(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping' }), { 'mcp-session-id': sid, 'content-type': 'text/plain' });
+  assert.equal((await s.post({ jsonrpc: '2.0', id: 6, method: 'ping' }, { 'mcp-session-id': sid })).status, 200);
+});
+
+test('a POST whose Content-Type is not application/json gets 415', async (t) => {
+  const s = await startHttp(t);
+  const sid = await s.session();
+  const text = await s.post(JSON.stringify({ jsonrpc: '2.0', id: 6, method: 'ping' }), { 'mcp-session-id': sid, 'content-type': 'text/plain' });
   assert.equal(text.status, 415, text.body);
   assert.match(String(text.messages[0]?.error?.message), /application\/json/);
-  assert.equal((await wide.post({ jsonrpc: '2.0', id: 7, method: 'ping' }, { 'mcp-session-id': sid, 'content-type': 'application/json; charset=utf-8' })).status, 200);
+  assert.equal((await s.post({ jsonrpc: '2.0', id: 7, method: 'ping' }, { 'mcp-session-id': sid, 'content-type': 'Application/JSON; charset=utf-8' })).status, 200);
+});
 
-  // A 32 MB body against a 2 KiB limit: the client is still writing when the server decides.
-  for (let round = 0; round < 3; round++) {
+test('a body over the size limit gets its 413 although the client is still writing it (no reset)', async (t) => {
+  const s = await startHttp(t, ['--config', configFile(t, { server: { max_message_bytes: 2048 } })]);
+  // A 32 MB body against a 2 KiB limit, declared and chunked: the server decides long before the client is done.
+  for (const framing of ['content-length', 'chunked', 'content-length']) {
     const status = await new Promise<number>((resolve, reject) => {
-      const req = httpRequest(s.url, { method: 'POST', headers: { 'content-type': 'application/json', 'content-length': 32 << 20 } }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
+      const headers: Record<string, string | number> = { 'content-type': 'application/json' };
+      if (framing === 'content-length') headers['content-length'] = 32 << 20;
+      const req = httpRequest(s.url, { method: 'POST', headers }, (res) => { res.resume(); res.on('end', () => resolve(res.statusCode ?? 0)); });
       req.on('error', reject);
       const chunk = Buffer.alloc(1 << 20, 0x20);
       let left = 32;
       const pump = (): void => { while (left > 0) { left--; if (!req.write(chunk)) { req.once('drain', pump); return; } } req.end(); };
       pump();
     });
-    assert.equal(status, 413, `round ${round}`);
+    assert.equal(status, 413, framing);
   }
   assert.equal((await s.post(INIT)).status, 200);
 });
