@@ -52,7 +52,8 @@ export class HttpDoor {
       connectionsCheckingInterval: HTTP.timeoutCheckMs,
     }, (req, res) => {
       if (this.#conns.refused(req.socket)) { req.resume(); return; } // its 503 is on the way; read on so the client gets it
-      const task = this.#conns.turn(req, res).then(() => this.#handle(req, res)).catch((err: unknown) => {
+      // A connection closed while its request waited (the client left, or was too slow) gets no work done for it.
+      const task = this.#conns.turn(req, res).then(() => (req.socket.destroyed ? undefined : this.#handle(req, res))).catch((err: unknown) => {
         this.core.log.error('HTTP request failed', err);
         if (!res.headersSent) sendRpcError(res, 500, null, ERROR_CODES.INTERNAL_ERROR, 'Internal error');
         else res.end();

@@ -12,6 +12,12 @@ export const SSE_HEADERS = {
   'x-accel-buffering': 'no',
 } as const;
 
+/** One SSE event carrying `json` (bytes are joined once, never turned into a string). */
+export function sseFrame(json: string | Buffer, id?: string): string | Buffer {
+  const head = `${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: `;
+  return typeof json === 'string' ? `${head}${json}\n\n` : Buffer.concat([Buffer.from(head), json, Buffer.from('\n\n')]);
+}
+
 /** Splits an event id "S-N" into stream S and sequence N. */
 export function parseEventId(id: string): { stream: string; seq: number } | null {
   const m = /^([A-Za-z0-9]+)-(\d+)$/.exec(id.trim());
@@ -20,11 +26,11 @@ export function parseEventId(id: string): { stream: string; seq: number } | null
 
 export class SseStream {
   #seq = 0;
-  readonly #replay: { seq: number; frame: string }[] = [];
+  readonly #replay: { seq: number; frame: string | Buffer }[] = [];
   #replayBytes = 0;
   #res: ServerResponse | null = null;
   /** Events not yet handed to the socket because the client has not taken the earlier ones. */
-  #held: string[] = [];
+  #held: (string | Buffer)[] = [];
   #heldBytes = 0;
   /** The last event was sent: a reattached client gets the replay and then the end. */
   finished = false;
@@ -46,9 +52,9 @@ export class SseStream {
     else res.flushHeaders();
   }
 
-  send(json: string): void {
+  send(json: string | Buffer): void {
     const seq = ++this.#seq;
-    const frame = `id: ${this.id}-${seq}\nevent: message\ndata: ${json}\n\n`;
+    const frame = sseFrame(json, `${this.id}-${seq}`);
     this.#replay.push({ seq, frame });
     this.#replayBytes += frame.length;
     while (this.#replay.length > HTTP.replayEvents || (this.#replayBytes > HTTP.replayBytes && this.#replay.length > 1)) {
@@ -76,7 +82,7 @@ export class SseStream {
    * holds it. One frame of any size is delivered to a reading client; a client that lets more
    * than the per-connection bound pile up is cut (it may resume from the replay buffer).
    */
-  #write(frame: string): void {
+  #write(frame: string | Buffer): void {
     const res = this.#res;
     if (!res) return;
     if (this.#held.length === 0 && !res.writableNeedDrain) { res.write(frame); return; }

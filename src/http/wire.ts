@@ -38,7 +38,7 @@ export function isJsonBody(req: IncomingMessage): boolean {
 }
 
 /** One complete JSON answer. */
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
   if (res.headersSent) { res.end(); return; }
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
@@ -52,7 +52,8 @@ export function sendRpcError(res: ServerResponse, status: number, id: RequestId 
 
 /** What the router needs to know about one outgoing message. */
 export interface Described {
-  text: string;
+  /** The message as the writer encoded it: a successful answer keeps its bytes (no copy as a string). */
+  text: string | Buffer;
   /** An answer to the client's request with this id. */
   answerTo?: RequestId;
   /** A notification (method set, no id) or a server→client request (method and id). */
@@ -64,8 +65,15 @@ export interface Described {
 
 const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(result|error)":/;
 
+/** How much of a line is read to recognise a successful answer by its head. */
+const HEAD_BYTES = 512;
+
 /** Reads what routing needs off one serialised line: a successful answer by its head alone. */
 export function describe(line: WireLine): Described {
+  if (Buffer.isBuffer(line)) {
+    const head = ANSWER_HEAD.exec(line.toString('utf8', 0, Math.min(line.length, HEAD_BYTES)));
+    if (head && head[2] === 'result') return { text: line, answerTo: JSON.parse(head[1]!) as RequestId };
+  }
   const text = lineText(line);
   const head = ANSWER_HEAD.exec(text);
   if (head && head[2] === 'result') return { text, answerTo: JSON.parse(head[1]!) as RequestId };
