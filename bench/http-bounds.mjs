@@ -75,9 +75,9 @@ async function unread() {
     const normal = await client(url.href);
     for (let i = 0; i < 200; i++) await normal.call();
     normal.raw.destroy();
-    // V8 gives memory back when its memory reducer runs, seconds after allocation calms down: wait up to 30 s for it.
+    // V8 gives memory back when its memory reducer runs, seconds after allocation calms down: wait up to 60 s for it.
     let after = rssOf(server.child.pid);
-    for (const end = now() + 30_000; now() < end && after > idle * (1 + SETTLE_TARGET); await pause(500)) after = rssOf(server.child.pid);
+    for (const end = now() + 60_000; now() < end && after > idle * (1 + SETTLE_TARGET); await pause(500)) after = rssOf(server.child.pid);
     return { idle, peak, after, answerBytes };
   } finally { await server.stop(); }
 }
