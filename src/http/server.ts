@@ -42,7 +42,7 @@ export class HttpDoor {
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
     const b = o.bounds;
-    this.#conns = new ConnectionGate({ maxConnections: b.maxConnections, idleTimeoutMs: b.idleTimeoutMs, retryAfterS: HTTP.retryAfterS }, core.log);
+    this.#conns = new ConnectionGate({ maxConnections: b.maxConnections, retryAfterS: HTTP.retryAfterS }, core.log);
     this.#unread = new UnreadLedger(b.serverUnreadBytes, HTTP.connectionUnreadBytes, (socket, reason) => {
       core.log.warn(`HTTP: closing a connection from ${socket.remoteAddress ?? '?'} that does not take its answers: ${reason}`);
     });

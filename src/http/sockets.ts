@@ -36,7 +36,7 @@ export class ConnectionGate {
   readonly #refused = new WeakSet<Socket>();
 
   constructor(
-    private readonly o: { maxConnections: number; idleTimeoutMs: number; retryAfterS: number },
+    private readonly o: { maxConnections: number; retryAfterS: number },
     private readonly log: { warn(message: string): void },
   ) {}
 
