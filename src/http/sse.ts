@@ -115,6 +115,9 @@ export class SseStream {
     if (this.#held.length > 0) return;
     const res = this.#res;
     this.#res = null;
-    res?.end();
+    if (!res) return;
+    // A finished stream whose every byte went out has nothing left to resume: its events are let go.
+    res.once('finish', () => { this.#replay.length = 0; this.#replayBytes = 0; });
+    res.end();
   }
 }

@@ -60,14 +60,15 @@ test('event ids, answer recognition and stateless statuses', () => {
 function fakeResponse(behind: () => boolean): { res: import('node:http').ServerResponse; frames: string[]; destroyed: () => boolean; close(): void; drain(): void } {
   const frames: string[] = [];
   let destroyed = false;
-  const on: Record<string, (() => void)[]> = { close: [], drain: [] };
+  const on: Record<string, (() => void)[]> = { close: [], drain: [], finish: [] };
   const res = {
     headersSent: false,
     writeHead() { this.headersSent = true; return this; },
     flushHeaders() {},
     on(event: string, fn: () => void) { on[event]?.push(fn); return this; },
+    once(event: string, fn: () => void) { on[event]?.push(fn); return this; },
     write(frame: string) { frames.push(frame); return true; },
-    end() {},
+    end() { for (const fn of on.finish!) fn(); },
     destroy() { destroyed = true; for (const fn of on.close!) fn(); },
     get writableNeedDrain() { return behind(); },
   };
@@ -104,4 +105,26 @@ test('an SSE stream holds events while its client catches up, cuts one that stop
   const again = fakeResponse(() => false);
   stream.attach(again.res, {}, 4);
   assert.deepEqual(again.frames.map((f) => /id: (\S+)/.exec(f)?.[1]), ['7-5'], 'only events after 7-4 are replayed');
+});
+
+test('a finished SSE stream that went out whole keeps nothing for resumption; one cut before its end keeps its events', async () => {
+  const { SseStream } = await import('../../src/http/sse.js');
+  const whole = new SseStream('8');
+  const reader = fakeResponse(() => false);
+  whole.attach(reader.res, {});
+  whole.send('{"n":1}');
+  whole.finish();
+  const late = fakeResponse(() => false);
+  whole.attach(late.res, {}, 0);
+  assert.deepEqual(late.frames, [], 'delivered events are not kept');
+
+  const cut = new SseStream('9');
+  const dropped = fakeResponse(() => false);
+  cut.attach(dropped.res, {});
+  dropped.close(); // the client went away before the answer
+  cut.send('{"n":1}');
+  cut.finish();
+  const back = fakeResponse(() => false);
+  cut.attach(back.res, {}, 0);
+  assert.deepEqual(back.frames.map((f) => /id: (\S+)/.exec(String(f))?.[1]), ['9-1'], 'the missed answer is replayed');
 });
