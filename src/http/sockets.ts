@@ -34,6 +34,7 @@ export class ConnectionGate {
   /** Open connections in the order they came (the first idle one is the oldest). */
   readonly #conns = new Map<Socket, Conn>();
   readonly #refused = new WeakSet<Socket>();
+  readonly #refusals = { loggedAt: 0, unlogged: 0 };
 
   constructor(
     private readonly o: { maxConnections: number; retryAfterS: number },
@@ -46,7 +47,7 @@ export class ConnectionGate {
   admit(socket: Socket): void {
     if (this.#conns.size >= this.o.maxConnections && !this.#evictIdle()) {
       this.#refused.add(socket);
-      this.log.warn(`HTTP: ${this.#conns.size} connections open (the cap, http.max_connections or the open-file limit); refusing one from ${socket.remoteAddress ?? '?'} with 503`);
+      this.#logRefusal(socket);
       const body = JSON.stringify({ jsonrpc: '2.0', id: null, error: { code: -32600, message: `too many connections (${this.o.maxConnections}); retry later` } });
       socket.end(`HTTP/1.1 503 Service Unavailable\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nRetry-After: ${this.o.retryAfterS}\r\nConnection: close\r\n\r\n${body}`);
       socket.on('error', () => { /* the client may reset first */ });
@@ -61,6 +62,17 @@ export class ConnectionGate {
   }
 
   refused(socket: Socket): boolean { return this.#refused.has(socket); }
+
+  /** One line per second at most, so a flood of connections cannot flood the log as well. */
+  #logRefusal(socket: Socket): void {
+    const r = this.#refusals;
+    r.unlogged++;
+    const now = Date.now();
+    if (now - r.loggedAt < 1000) return;
+    this.log.warn(`HTTP: ${this.#conns.size} connections open (the cap, http.max_connections or the open-file limit); refusing ${r.unlogged === 1 ? 'one' : `${r.unlogged} since the last line, the latest`} from ${socket.remoteAddress ?? '?'} with 503`);
+    r.loggedAt = now;
+    r.unlogged = 0;
+  }
 
   /**
    * Waits until this request may run: the connection's earlier requests are answered and their
