@@ -1,14 +1,15 @@
 // Protocol tests of the HTTP door's bounds over real sockets: answers a client does not take (per
 // connection and server-wide), one request at a time per connection, large SSE answers to readers,
-// idle/slow sockets and the connection cap, the body checks stdio lines have, and the SIGTERM drain.
+// idle/slow sockets, the connection cap (also under a low open-file limit), the body checks stdio lines have, and the SIGTERM drain.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
-import { tempDir } from './harness.js';
-import { META_2026, parseSse, startHttp, type HttpServer } from './http-harness.js';
+import { spawn } from 'node:child_process';
+import { MAIN, tempDir } from './harness.js';
+import { META_2026, parseSse, READY, startHttp, type HttpServer } from './http-harness.js';
 
 const INIT = { jsonrpc: '2.0', id: 'init', method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } };
 
@@ -205,6 +206,25 @@ test('over the connection cap an idle connection makes room; with none idle the 
   assert.ok(Date.now() - started < 5000, 'answered at once');
   await stderrMatch(busy, /connections open \(the cap.*refusing one .* with 503/, 5000);
   for (const c of [...idle, ...waiting]) c.destroy();
+});
+
+test('with 256 descriptors, 300 idle sockets do not keep a real client out', async (t) => {
+  // The server runs under `ulimit -n 256`: its connection cap follows (256 less the reserve).
+  const home = tempDir(t, 'rms-http-fd-');
+  const child = spawn('/bin/sh', ['-c', 'ulimit -n 256 && exec "$0" "$@"', process.execPath, MAIN, 'serve', '--http', '--port', '0'], { cwd: home, env: { ...process.env, HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code') } });
+  t.after(() => child.kill('SIGKILL'));
+  let err = '';
+  child.stderr.setEncoding('utf8');
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.on('data', (c: string) => { err += c; const m = READY.exec(err); if (m) resolve(m[1]!); });
+    child.once('exit', () => reject(new Error(`exited: ${err}`)));
+  });
+  const s = { url } as HttpServer;
+  const idle: Socket[] = [];
+  for (let i = 0; i < 300; i++) { const c = await open(s); c.on('error', () => { /* evicted */ }); idle.push(c); }
+  const served = await rawExchange(s, rawPost(s, INIT));
+  assert.equal(served.status, 200, served.head);
+  for (const c of idle) c.destroy();
 });
 
 test('an HTTP body nested deeper than the stdio bound is refused like a stdio line: -32600 with its id', async (t) => {
