@@ -36,7 +36,6 @@ export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Prom
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-  core.log.info('shutting down: draining HTTP requests');
   await door.drain();
   await core.close();
   await io.closeLog();

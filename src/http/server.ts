@@ -204,6 +204,8 @@ export class HttpDoor {
     clearInterval(this.#sweeper);
     const grace = this.o.bounds.drainGraceMs;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
+    // Said once the listening socket is closed, so a reader of the log knows new connections are refused.
+    this.core.log.info('shutting down: no new connections; draining HTTP requests');
     this.#conns.closeIdle();
     for (const end of this.#statelessOpen) end();
     for (const s of this.#sessions.values()) s.closeGetStream();

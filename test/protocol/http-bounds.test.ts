@@ -286,7 +286,7 @@ test('SIGTERM: a request whose body is still arriving is answered in its session
     req.once('continue', () => {
       req.write(body.slice(0, half));
       s.child.kill('SIGTERM');
-      void stderrMatch(s, /shutting down: draining/, 10_000).then(async () => {
+      void stderrMatch(s, /shutting down: no new connections/, 10_000).then(async () => {
         await assert.rejects(open(s), /ECONNREFUSED/, 'no new connections while draining');
         req.end(body.slice(half));
       }, reject);
