@@ -83,7 +83,7 @@ export class RawClient {
 }
 
 /** A client: its own session on its own keep-alive socket. */
-async function client(url) {
+export async function client(url) {
   const raw = new RawClient(url);
   const init = await raw.post({ jsonrpc: '2.0', id: 0, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'bench', version: '1' } } }, {});
   const sid = init.headers['mcp-session-id'];

@@ -17,6 +17,7 @@ import { permissions } from './permissions.mjs';
 import { expiry, sweepSlices } from './expiry.mjs';
 import { eras } from './eras.mjs';
 import { http } from './http.mjs';
+import { httpBounds } from './http-bounds.mjs';
 import { hook } from './hook.mjs';
 
 /** Round counts and sizes: full is what the figures are quoted from; quick is for trying the scripts. */
@@ -32,6 +33,7 @@ const PLANS = {
     expiry: { sessions: 100_000, sweepRounds: 3 },
     eras: { rounds: 5, requests: 5_000 },
     http: { rounds: 4, requests: 5_000 },
+    httpbounds: { calls: 500 },
     hook: { rounds: 15, httpRequests: 20_000 },
     answers: {},
   },
@@ -46,6 +48,7 @@ const PLANS = {
     expiry: { sessions: 10_000, sweepRounds: 1 },
     eras: { rounds: 2, requests: 1_000 },
     http: { rounds: 2, requests: 1_000 },
+    httpbounds: { calls: 200 },
     hook: { rounds: 5, httpRequests: 4_000 },
     answers: {},
   },
@@ -98,6 +101,7 @@ async function main() {
     answers: async () => rows.push(...await answers()),
     eras: async () => { const out = await eras(plan.eras); rows.push(...out.rows); notes.push(...out.notes); },
     http: async () => { const out = await http(plan.http); rows.push(...out.rows); notes.push(...out.notes); },
+    httpbounds: async () => { const out = await httpBounds(plan.httpbounds); rows.push(...out.rows); notes.push(...out.notes); },
     hook: async () => rows.push(...await hook(plan.hook)),
     expiry: async () => {
       const out = await expiry({ sessions: plan.expiry.sessions, createRate: shared.createRate });

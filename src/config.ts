@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import type { HttpConfigBounds } from './bounds.js';
 import { LOG_LEVELS, parseLogLevel, type LogLevel } from './log.js';
 import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
@@ -21,7 +22,7 @@ export interface ServerConfig {
     socket_path: string | null; host: string | null; port: number | null;
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;
   };
-  http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null };
+  http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null } & HttpConfigBounds;
 }
 
 /** A bad flag, file or value: main prints the message as one line and exits 2. */

@@ -1,5 +1,6 @@
 // The core both transports share: process-wide services and tool listing, and `open()`, which wires
 // one MCP connection (Lifecycle + McpServer + Processor over two queues). It never touches a socket or stdio.
+import { BOUNDS } from './bounds.js';
 import { AsyncQueue } from './pipeline/queue.js';
 import { Processor } from './pipeline/processor.js';
 import type { Incoming } from './pipeline/incoming.js';
@@ -110,7 +111,7 @@ export class Core {
     // Both queues are bounded in bytes as well as in count, so a few huge messages hold the
     // connection back (backpressure) instead of piling up in memory.
     const maxMessageBytes = config.server.max_message_bytes;
-    const queueBytes = Math.max(2 * maxMessageBytes, 16 * 1024 * 1024);
+    const queueBytes = Math.max(2 * maxMessageBytes, BOUNDS.queueBytesMin);
     const incoming = new AsyncQueue<Incoming>(o.incomingCapacity, { maxWeight: queueBytes, weigh: (i) => (i.kind === 'value' ? i.bytes ?? 0 : 0) });
     const outgoing = new AsyncQueue<WireLine>(o.outgoingCapacity, { maxWeight: queueBytes, weigh: (l) => l.length });
     const lifecycle = new Lifecycle();

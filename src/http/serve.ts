@@ -3,7 +3,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../connection.js';
 import type { ParsedArgs } from '../config.js';
+import { httpBounds } from '../bounds.js';
 import { HttpDoor } from './server.js';
+import { descriptorLimit } from './sockets.js';
 import { bindProblem } from './security.js';
 
 export interface ServeIo { err(text: string): void; closeLog(): Promise<void> }
@@ -13,7 +15,7 @@ export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Prom
   const problem = bindProblem(http.host, http.token, args.insecureNoAuth === true);
   if (problem) { io.err(`roo-modes-server: ${problem}\n`); return 2; }
   const door = new HttpDoor(core, {
-    path: http.path, maxBodyBytes: server.max_message_bytes,
+    path: http.path, bounds: httpBounds(server.max_message_bytes, http, descriptorLimit()),
     gate: { bindHost: http.host, allowedOrigins: http.allowed_origins.map((o) => o.replace(/\/$/, '')), token: http.token },
   });
   try {
@@ -36,7 +38,6 @@ export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Prom
     process.on('SIGTERM', onSignal);
     process.on('SIGINT', onSignal);
   });
-  core.log.info('shutting down: draining HTTP requests');
   await door.drain();
   await core.close();
   await io.closeLog();

@@ -2,20 +2,26 @@
 // routed to a legacy session (2025-11-25) or the stateless runner (2026-07-28). Dispatch, lifecycle
 // and error mapping stay in the shared core (src/connection.ts); this file only frames and delivers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Core } from '../connection.js';
-import { ERROR_CODES } from '../rpc/errors.js';
-import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
+import { BOUNDS, type HttpBounds } from '../bounds.js';
+import { ERROR_CODES, InvalidRequestError } from '../rpc/errors.js';
+import { depthMessage, MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';
+import { isRecord, isValidId, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import { claimsStateless, MODERN_VERSIONS } from '../mcp/eras.js';
 import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
-import { HTTP_LIMITS } from './limits.js';
 import { answerHook, HOOK_PATH } from './hook-endpoint.js';
 import { checkRequest, type Gate } from './security.js';
 import { LegacySession } from './session.js';
+import { ConnectionGate } from './sockets.js';
 import { parseEventId } from './sse.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
-import { accepts, BodyTooLarge, header, readBody, sendRpcError } from './wire.js';
+import { meteredResponse, UnreadLedger } from './unread.js';
+import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendRpcError } from './wire.js';
 
-export interface HttpOptions { path: string; gate: Gate; maxBodyBytes: number }
+export interface HttpOptions { path: string; gate: Gate; bounds: HttpBounds }
+
+const HTTP = BOUNDS.http;
 
 /** Request headers a browser client may send (answered on a CORS preflight). */
 const CORS_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
@@ -25,17 +31,30 @@ const isModern = (v: string | undefined): boolean => v !== undefined && (MODERN_
 export class HttpDoor {
   readonly server: Server;
   readonly #sessions = new Map<string, LegacySession>();
-  /** Open response streams and running stateless requests (capped by HTTP_LIMITS.maxStreams). */
+  /** Open response streams and running stateless requests (capped by BOUNDS.http.maxStreams). */
   readonly #streams = { count: 0 };
   readonly #inFlight = new Set<Promise<void>>();
   /** Ends the input of each running stateless request (used at shutdown). */
   readonly #statelessOpen = new Set<() => void>();
   #draining = false;
   readonly #sweeper: NodeJS.Timeout;
+  readonly #conns: ConnectionGate;
+  readonly #unread: UnreadLedger;
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
-    this.server = createServer({ headersTimeout: HTTP_LIMITS.headersTimeoutMs, requestTimeout: HTTP_LIMITS.requestTimeoutMs, keepAliveTimeout: HTTP_LIMITS.keepAliveTimeoutMs }, (req, res) => {
-      const task = this.#handle(req, res).catch((err: unknown) => {
+    const b = o.bounds;
+    this.#conns = new ConnectionGate({ maxConnections: b.maxConnections, retryAfterS: HTTP.retryAfterS }, core.log);
+    this.#unread = new UnreadLedger(b.serverUnreadBytes, HTTP.connectionUnreadBytes, (socket, reason) => {
+      core.log.warn(`HTTP: closing a connection from ${socket.remoteAddress ?? '?'} that does not take its answers: ${reason}`);
+    });
+    this.server = createServer({
+      ServerResponse: meteredResponse(this.#unread),
+      headersTimeout: b.headersTimeoutMs, requestTimeout: b.requestTimeoutMs, keepAliveTimeout: b.idleTimeoutMs,
+      connectionsCheckingInterval: HTTP.timeoutCheckMs,
+    }, (req, res) => {
+      if (this.#conns.refused(req.socket)) { req.resume(); return; } // its 503 is on the way; read on so the client gets it
+      // A connection closed while its request waited (the client left, or was too slow) gets no work done for it.
+      const task = this.#conns.turn(req, res).then(() => (req.socket.destroyed ? undefined : this.#handle(req, res))).catch((err: unknown) => {
         this.core.log.error('HTTP request failed', err);
         if (!res.headersSent) sendRpcError(res, 500, null, ERROR_CODES.INTERNAL_ERROR, 'Internal error');
         else res.end();
@@ -43,7 +62,10 @@ export class HttpDoor {
       this.#inFlight.add(task);
       void task.finally(() => this.#inFlight.delete(task));
     });
-    this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, HTTP_LIMITS.sessionIdleMs)).unref();
+    // Until a connection's first request arrives nothing else closes it (keepAliveTimeout covers the time between requests).
+    this.server.timeout = b.idleTimeoutMs;
+    this.server.on('connection', (socket: Socket) => this.#conns.admit(socket));
+    this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, HTTP.sessionIdleMs)).unref();
   }
 
   get sessions(): number { return this.#sessions.size; }
@@ -64,7 +86,7 @@ export class HttpDoor {
       res.writeHead(204, { 'access-control-allow-methods': 'POST, GET, DELETE', 'access-control-allow-headers': CORS_HEADERS, 'access-control-max-age': '600' }).end();
       return;
     }
-    if (path === HOOK_PATH) return answerHook(this.core, req, res, url, this.o.maxBodyBytes);
+    if (path === HOOK_PATH) return answerHook(this.core, req, res, url, this.o.bounds.maxBodyBytes);
     if (path !== this.o.path) return sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `no MCP endpoint at ${path}; it is ${this.o.path}`);
     if (this.#draining) return sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, 'the server is shutting down', undefined, { connection: 'close' });
     switch (req.method) {
@@ -90,15 +112,24 @@ export class HttpDoor {
   }
 
   async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (!isJsonBody(req)) return sendRpcError(res, 415, null, ERROR_CODES.INVALID_REQUEST, `Unsupported Media Type: the body must be application/json (Content-Type was ${JSON.stringify(req.headers['content-type'] ?? null)})`);
     let text: string;
-    try { text = await readBody(req, this.o.maxBodyBytes); } catch (err) {
-      if (err instanceof BodyTooLarge) { sendRpcError(res, 413, null, ERROR_CODES.INVALID_REQUEST, `Payload Too Large: ${err.message}`, undefined, { connection: 'close' }); return; }
+    const limit = this.o.bounds.maxBodyBytes;
+    try { text = await readBody(req, limit); } catch (err) {
+      // The connection stays open while the rest of the body is dropped: closing it now would reset a client still writing.
+      if (err instanceof BodyTooLarge) { sendRpcError(res, 413, null, ERROR_CODES.INVALID_REQUEST, `Payload Too Large: ${err.message}`); return; }
       res.destroy();
       return;
     }
     let value: unknown;
     try { value = JSON.parse(text); } catch (err) {
       return sendRpcError(res, 400, null, ERROR_CODES.PARSE_ERROR, 'Parse error', (err as Error).message);
+    }
+    // The bound stdio lines have: nothing nested deeper reaches a handler. A shorter text cannot be deeper.
+    if (text.length > MAX_JSON_DEPTH && tooDeep(value)) {
+      const top = isRecord(value) ? value : {};
+      const e = new InvalidRequestError('Invalid Request: message nested too deep', `${depthMessage('the message')}; nothing in it was read`);
+      return sendRpcError(res, 400, isValidId(top.id) ? top.id : null, e.code, e.message, e.data);
     }
     if (!isRecord(value)) return sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, 'Invalid Request', Array.isArray(value) ? 'send one JSON-RPC message per POST (batches are not accepted over HTTP)' : 'expected a JSON-RPC message object');
     const method = typeof value.method === 'string' ? value.method : undefined;
@@ -110,8 +141,8 @@ export class HttpDoor {
     const modern = sid === undefined && method !== undefined && (isModern(header(req, 'mcp-protocol-version')) || (method !== 'initialize' && claimsStateless(method, params)));
     if (modern) return this.#stateless(req, res, value, method, id, params);
     if (sid === undefined && method === 'initialize' && id !== null) {
-      if (this.#sessions.size >= HTTP_LIMITS.maxSessions) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many sessions (${HTTP_LIMITS.maxSessions}); end one with DELETE or try later`);
-      const session = new LegacySession(this.core, this.#streams);
+      if (this.#sessions.size >= HTTP.maxSessions) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many sessions (${HTTP.maxSessions}); end one with DELETE or try later`);
+      const session = new LegacySession(this.core, this.#streams, this.o.bounds.drainGraceMs);
       this.#sessions.set(session.id, session);
       void session.conn.done.then(() => { this.#sessions.delete(session.id); });
       return session.request(id, value, res, want, undefined);
@@ -132,7 +163,7 @@ export class HttpDoor {
     if (id === null) { res.writeHead(202).end(); return; } // no client notification is defined in this era
     const refusal = refuse(req, method, params);
     if (refusal) { const status = statusOf(refusal.code); return sendRpcError(res, status === 200 ? 400 : status, id, refusal.code, refusal.message, refusal.data); }
-    if (this.#streams.count >= HTTP_LIMITS.maxStreams) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP_LIMITS.maxStreams}); try later`);
+    if (this.#streams.count >= HTTP.maxStreams) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`);
     this.#streams.count++;
     return runStateless(this.core, req, res, id, value, this.#statelessOpen).finally(() => { this.#streams.count--; });
   }
@@ -142,7 +173,7 @@ export class HttpDoor {
     if (!accepts(req).sse) { sendRpcError(res, 406, null, ERROR_CODES.INVALID_REQUEST, 'Not Acceptable: GET opens a text/event-stream'); return; }
     const session = this.#session(req, res, null);
     if (!session) return;
-    if (this.#streams.count >= HTTP_LIMITS.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP_LIMITS.maxStreams}); try later`); return; }
+    if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
     const resume = last === undefined ? null : parseEventId(last);
     if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
@@ -159,24 +190,34 @@ export class HttpDoor {
   }
 
   #sweep(): void {
-    const old = Date.now() - HTTP_LIMITS.sessionIdleMs;
+    const old = Date.now() - HTTP.sessionIdleMs;
     for (const s of this.#sessions.values()) {
       if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
     }
   }
 
-  /** Stops taking requests, lets in-flight ones finish (bounded by the grace), ends every session. */
+  /**
+   * Shutdown, in this order: stop accepting connections and close idle ones; end listen and GET
+   * streams; let requests already received finish arriving (bounded by the grace); only then end
+   * the sessions, whose processors answer what they were given (again bounded by the grace).
+   */
   async drain(): Promise<void> {
     this.#draining = true;
     clearInterval(this.#sweeper);
+    const grace = this.o.bounds.drainGraceMs;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
-    this.server.closeIdleConnections();
+    // Said once the listening socket is closed, so a reader of the log knows new connections are refused.
+    this.core.log.info('shutting down: no new connections; draining HTTP requests');
+    this.#conns.closeIdle();
     for (const end of this.#statelessOpen) end();
+    for (const s of this.#sessions.values()) s.closeGetStream();
+    const hardStop = setTimeout(() => this.server.closeAllConnections(), 2 * grace + 1000);
+    let wait: NodeJS.Timeout | undefined;
+    await Promise.race([Promise.all(this.#inFlight), new Promise<void>((resolve) => { wait = setTimeout(resolve, grace); })]);
+    clearTimeout(wait);
     await Promise.all([...this.#sessions.values()].map((s) => s.close()));
     this.#sessions.clear();
-    const grace = setTimeout(() => this.server.closeAllConnections(), HTTP_LIMITS.drainGraceMs + 1000);
-    await Promise.all(this.#inFlight);
-    clearTimeout(grace);
+    clearTimeout(hardStop);
     this.server.closeAllConnections();
     await closed;
   }

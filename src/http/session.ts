@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
 import type { Core, Connection } from '../connection.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
-import { HTTP_LIMITS } from './limits.js';
+import { BOUNDS } from '../bounds.js';
 import { SseStream } from './sse.js';
 import { describe, sendJson, type Described } from './wire.js';
 
@@ -30,10 +30,10 @@ export class LegacySession {
   #closed = false;
   readonly routed: Promise<void>;
 
-  constructor(core: Core, private readonly openStreams: { count: number }) {
+  constructor(core: Core, private readonly openStreams: { count: number }, shutdownGraceMs: number) {
     this.conn = core.open({
-      incomingCapacity: HTTP_LIMITS.sessionIncoming, outgoingCapacity: HTTP_LIMITS.sessionOutgoing,
-      maxInFlight: HTTP_LIMITS.sessionInFlight, shutdownGraceMs: HTTP_LIMITS.drainGraceMs,
+      incomingCapacity: BOUNDS.http.sessionIncoming, outgoingCapacity: BOUNDS.http.sessionOutgoing,
+      maxInFlight: BOUNDS.http.sessionInFlight, shutdownGraceMs,
     });
     this.routed = this.#route();
   }
@@ -78,6 +78,9 @@ export class LegacySession {
     return true;
   }
 
+  /** Ends the GET stream's response (shutdown); its events stay kept for resumption. */
+  closeGetStream(): void { this.#standalone?.release(); }
+
   /** Ends the session: in-flight requests finish (or are stopped after the grace), streams end. */
   async close(): Promise<void> {
     if (this.#closed) return this.routed;
@@ -100,7 +103,7 @@ export class LegacySession {
     const s = new SseStream(String(this.#nextStream++));
     this.#streams.set(s.id, s);
     // Remember a bounded number of streams for resumption (oldest finished ones go first).
-    if (this.#streams.size > HTTP_LIMITS.streamsRemembered) {
+    if (this.#streams.size > BOUNDS.http.streamsRemembered) {
       for (const [key, old] of this.#streams) {
         if (old.finished) { this.#streams.delete(key); break; }
       }

@@ -1,13 +1,22 @@
 // One server-sent-event stream: numbered events, a bounded replay buffer for Last-Event-ID
-// resumption, and a cut-off for clients that stop reading. It never decides what to send.
+// resumption, events held while the client catches up, and a cut-off for clients that stop
+// reading. It never decides what to send.
 import type { ServerResponse } from 'node:http';
-import { HTTP_LIMITS } from './limits.js';
+import { BOUNDS } from '../bounds.js';
+
+const HTTP = BOUNDS.http;
 
 export const SSE_HEADERS = {
   'content-type': 'text/event-stream',
   'cache-control': 'no-cache, no-transform',
   'x-accel-buffering': 'no',
 } as const;
+
+/** One SSE event carrying `json` (bytes are joined once, never turned into a string). */
+export function sseFrame(json: string | Buffer, id?: string): string | Buffer {
+  const head = `${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: `;
+  return typeof json === 'string' ? `${head}${json}\n\n` : Buffer.concat([Buffer.from(head), json, Buffer.from('\n\n')]);
+}
 
 /** Splits an event id "S-N" into stream S and sequence N. */
 export function parseEventId(id: string): { stream: string; seq: number } | null {
@@ -17,9 +26,12 @@ export function parseEventId(id: string): { stream: string; seq: number } | null
 
 export class SseStream {
   #seq = 0;
-  readonly #replay: { seq: number; frame: string }[] = [];
+  readonly #replay: { seq: number; frame: string | Buffer }[] = [];
   #replayBytes = 0;
   #res: ServerResponse | null = null;
+  /** Events not yet handed to the socket because the client has not taken the earlier ones. */
+  #held: (string | Buffer)[] = [];
+  #heldBytes = 0;
   /** The last event was sent: a reattached client gets the replay and then the end. */
   finished = false;
 
@@ -31,19 +43,21 @@ export class SseStream {
   attach(res: ServerResponse, headers: Record<string, string>, afterSeq = this.#seq): void {
     this.#res?.end();
     this.#res = res;
+    this.#drop();
     if (!res.headersSent) res.writeHead(200, { ...SSE_HEADERS, ...headers });
-    res.on('close', () => { if (this.#res === res) { this.#res = null; this.onDetach(this); } });
+    res.on('close', () => { if (this.#res === res) { this.#res = null; this.#drop(); this.onDetach(this); } });
+    res.on('drain', () => { if (this.#res === res) this.#flush(res); });
     for (const e of this.#replay) if (e.seq > afterSeq) this.#write(e.frame);
     if (this.finished) this.#close();
     else res.flushHeaders();
   }
 
-  send(json: string): void {
+  send(json: string | Buffer): void {
     const seq = ++this.#seq;
-    const frame = `id: ${this.id}-${seq}\nevent: message\ndata: ${json}\n\n`;
+    const frame = sseFrame(json, `${this.id}-${seq}`);
     this.#replay.push({ seq, frame });
     this.#replayBytes += frame.length;
-    while (this.#replay.length > HTTP_LIMITS.replayEvents || (this.#replayBytes > HTTP_LIMITS.replayBytes && this.#replay.length > 1)) {
+    while (this.#replay.length > HTTP.replayEvents || (this.#replayBytes > HTTP.replayBytes && this.#replay.length > 1)) {
       this.#replayBytes -= this.#replay.shift()!.frame.length;
     }
     this.#write(frame);
@@ -55,17 +69,55 @@ export class SseStream {
     this.#close();
   }
 
-  #write(frame: string): void {
+  /** Ends the current response without finishing the stream (it can be resumed). */
+  release(): void {
+    const res = this.#res;
+    this.#res = null;
+    this.#drop();
+    res?.end();
+  }
+
+  /**
+   * Hands a frame to the socket when the client has taken what was written before; otherwise
+   * holds it. One frame of any size is delivered to a reading client; a client that lets more
+   * than the per-connection bound pile up is cut (it may resume from the replay buffer).
+   */
+  #write(frame: string | Buffer): void {
     const res = this.#res;
     if (!res) return;
-    res.write(frame);
-    // A client that stopped reading would make us buffer without bound: cut it; it may resume.
-    if (res.writableLength > HTTP_LIMITS.streamBacklogBytes) { this.#res = null; res.destroy(); this.onDetach(this); }
+    if (this.#held.length === 0 && !res.writableNeedDrain) { res.write(frame); return; }
+    this.#held.push(frame);
+    this.#heldBytes += frame.length;
+    if (this.#held.length > 1 && this.#heldBytes > HTTP.connectionUnreadBytes) {
+      this.#res = null;
+      this.#drop();
+      res.destroy();
+      this.onDetach(this);
+    }
+  }
+
+  #flush(res: ServerResponse): void {
+    while (this.#held.length > 0 && !res.writableNeedDrain) {
+      const frame = this.#held.shift()!;
+      this.#heldBytes -= frame.length;
+      res.write(frame);
+    }
+    if (this.#held.length === 0 && this.finished) this.#close();
+  }
+
+  #drop(): void {
+    this.#held = [];
+    this.#heldBytes = 0;
   }
 
   #close(): void {
+    // Held frames go first; the end follows them on the last drain.
+    if (this.#held.length > 0) return;
     const res = this.#res;
     this.#res = null;
-    res?.end();
+    if (!res) return;
+    // A finished stream whose every byte went out has nothing left to resume: its events are let go.
+    res.once('finish', () => { this.#replay.length = 0; this.#replayBytes = 0; });
+    res.end();
   }
 }

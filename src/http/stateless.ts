@@ -5,8 +5,7 @@ import type { Core } from '../connection.js';
 import { ERROR_CODES, HeaderMismatchError, MethodNotFoundError, RpcError } from '../rpc/errors.js';
 import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import { ERA_METHODS, META, readRequestMeta, servedIn } from '../mcp/eras.js';
-import { HTTP_LIMITS } from './limits.js';
-import { SSE_HEADERS } from './sse.js';
+import { SSE_HEADERS, sseFrame } from './sse.js';
 import { accepts, describe, header, sendJson, sendRpcError } from './wire.js';
 
 /** Which body field each method mirrors into Mcp-Name. One table. */
@@ -79,13 +78,12 @@ export function runStateless(core: Core, req: IncomingMessage, res: ServerRespon
       if (!isAnswer) {
         if (!want.sse) continue;
         if (!streaming) { streaming = true; res.writeHead(200, SSE_HEADERS); }
-        res.write(`event: message\ndata: ${d.text}\n\n`);
-        // A client that stops reading its stream must not make us buffer without bound: cut it (that cancels).
-        if (res.writableLength > HTTP_LIMITS.streamBacklogBytes) res.destroy();
+        // A client that stops reading its stream is cut by the unread ledger on the next write (that cancels).
+        res.write(sseFrame(d.text));
         continue;
       }
       answered = true;
-      if (streaming) res.end(`event: message\ndata: ${d.text}\n\n`);
+      if (streaming) res.end(sseFrame(d.text));
       else sendJson(res, statusOf(d.errorCode), d.text);
       finish();
     }

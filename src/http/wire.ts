@@ -8,16 +8,21 @@ export class BodyTooLarge extends Error {
   constructor(readonly limit: number) { super(`request body exceeds ${limit} bytes (server.max_message_bytes)`); }
 }
 
-/** The body as text, at most `limit` bytes (413 material otherwise); rejects if the client goes away. */
+/**
+ * The body as text, at most `limit` bytes. A longer body is refused at once (413 material), but
+ * the rest of it is still read and dropped, so a client that is still writing gets its answer
+ * instead of a reset (Node's request timeout bounds how long). Rejects if the client goes away.
+ */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(new BodyTooLarge(limit));
+  if (Number.isFinite(declared) && declared > limit) { req.resume(); return Promise.reject(new BodyTooLarge(limit)); }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
     req.on('data', (chunk: Buffer) => {
+      if (size > limit) return;
       size += chunk.length;
-      if (size > limit) { req.removeAllListeners('data'); req.resume(); reject(new BodyTooLarge(limit)); return; }
+      if (size > limit) { chunks.length = 0; reject(new BodyTooLarge(limit)); return; }
       chunks.push(chunk);
     });
     req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
@@ -26,8 +31,14 @@ export function readBody(req: IncomingMessage, limit: number): Promise<string> {
   });
 }
 
+/** The body is declared JSON: `application/json`, parameters (charset) allowed, any case. */
+export function isJsonBody(req: IncomingMessage): boolean {
+  const type = req.headers['content-type'];
+  return typeof type === 'string' && /^\s*application\/json\s*(;|$)/i.test(type);
+}
+
 /** One complete JSON answer. */
-export function sendJson(res: ServerResponse, status: number, body: string, headers: Record<string, string> = {}): void {
+export function sendJson(res: ServerResponse, status: number, body: string | Buffer, headers: Record<string, string> = {}): void {
   if (res.headersSent) { res.end(); return; }
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body), ...headers });
   res.end(body);
@@ -41,7 +52,8 @@ export function sendRpcError(res: ServerResponse, status: number, id: RequestId 
 
 /** What the router needs to know about one outgoing message. */
 export interface Described {
-  text: string;
+  /** The message as the writer encoded it: a successful answer keeps its bytes (no copy as a string). */
+  text: string | Buffer;
   /** An answer to the client's request with this id. */
   answerTo?: RequestId;
   /** A notification (method set, no id) or a server→client request (method and id). */
@@ -53,8 +65,15 @@ export interface Described {
 
 const ANSWER_HEAD = /^\{"jsonrpc":"2\.0","id":(-?\d+|"(?:[^"\\]|\\.)*"),"(result|error)":/;
 
+/** How much of a line is read to recognise a successful answer by its head. */
+const HEAD_BYTES = 512;
+
 /** Reads what routing needs off one serialised line: a successful answer by its head alone. */
 export function describe(line: WireLine): Described {
+  if (Buffer.isBuffer(line)) {
+    const head = ANSWER_HEAD.exec(line.toString('utf8', 0, Math.min(line.length, HEAD_BYTES)));
+    if (head && head[2] === 'result') return { text: line, answerTo: JSON.parse(head[1]!) as RequestId };
+  }
   const text = lineText(line);
   const head = ANSWER_HEAD.exec(text);
   if (head && head[2] === 'result') return { text, answerTo: JSON.parse(head[1]!) as RequestId };

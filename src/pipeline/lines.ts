@@ -1,5 +1,6 @@
 // The pure line splitter: bytes in, complete lines out. It owns only the partial tail; it never
 // parses JSON and never touches a stream.
+import { BOUNDS } from '../bounds.js';
 
 /**
  * A complete line (without its terminator), or the marker for a line that was too long with its
@@ -8,7 +9,7 @@
 export type LineEvent = { kind: 'line'; text: string } | { kind: 'oversize'; bytes: number; head: Buffer };
 
 /** How much of an oversize line is kept, so its answer can carry the id written near its start. */
-export const HEAD_BYTES = 512;
+export const HEAD_BYTES = BOUNDS.oversizeHeadBytes;
 
 const NEWLINE = 0x0a;
 const CR = 0x0d;

@@ -1,12 +1,13 @@
 // The one depth check for values that arrive from outside (client lines, IPC events, mode files,
-// config, session files) and the bounds themselves. It never parses text and never logs.
+// config, session files). It never parses text and never logs; the bound itself is in src/bounds.ts.
+import { BOUNDS } from '../bounds.js';
 
 /**
  * Deepest nesting of arrays and objects accepted from outside, one value for every source. It
  * matches the YAML reader's default cap, far above any real document, and far below what the
  * recursive code downstream (JSON.stringify, the schema validator, the YAML writer) can take.
  */
-export const MAX_JSON_DEPTH = 1000;
+export const MAX_JSON_DEPTH: number = BOUNDS.jsonDepth;
 
 /**
  * Deepest nesting of arrays and objects in `value` (a scalar is 0, `[]` is 1), measured without

@@ -20,7 +20,10 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   prompts: { use_agent_rules: true },
   backups: { keep: 20 },
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
-  http: { host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null },
+  http: {
+    host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null,
+    max_connections: 1024, idle_timeout_ms: 5000, headers_timeout_ms: 10000, request_timeout_ms: 30000, max_unread_bytes: 32 * 1024 * 1024, drain_grace_ms: 2000,
+  },
 };
 
 const NO_ARGS: ParsedArgs = { configFile: null, overrides: {}, help: false, version: false };
@@ -331,7 +334,7 @@ test('serve --http flags and the token variable fill the http keys', async () =>
   assert.equal(args.http, true);
   assert.equal(args.insecureNoAuth, true);
   const config = await loadConfig(args, { ROO_MODES_HTTP_TOKEN: 'from-the-environment-123' }, CWD);
-  assert.deepEqual(config.http, { host: '::1', port: 0, path: '/x', allowed_origins: [], token: 'from-the-environment-123' });
+  assert.deepEqual(config.http, { ...DOCUMENTED_DEFAULTS.http, host: '::1', port: 0, path: '/x', token: 'from-the-environment-123' });
   assert.throws(() => parseServeArgs(['--port', 'eighty']), /--port must be a port number/);
   assert.throws(() => parseServeArgs(['--port', '70000']), /--port must be a port number/);
 });

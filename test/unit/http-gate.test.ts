@@ -56,40 +56,75 @@ test('event ids, answer recognition and stateless statuses', () => {
   assert.deepEqual([-32601, -32020, -32021, -32022, -32602, -32001].map(statusOf), [404, 400, 400, 400, 200, 200]);
 });
 
-/** Enough of a ServerResponse for SseStream: records writes; `backlog` stands for unread bytes. */
-function fakeResponse(backlog: () => number): { res: import('node:http').ServerResponse; frames: string[]; destroyed: () => boolean; close(): void } {
+/** Enough of a ServerResponse for SseStream: records writes; `behind` says the client has not taken the last write. */
+function fakeResponse(behind: () => boolean): { res: import('node:http').ServerResponse; frames: string[]; destroyed: () => boolean; close(): void; drain(): void } {
   const frames: string[] = [];
   let destroyed = false;
-  const closers: (() => void)[] = [];
+  const on: Record<string, (() => void)[]> = { close: [], drain: [], finish: [] };
   const res = {
     headersSent: false,
     writeHead() { this.headersSent = true; return this; },
     flushHeaders() {},
-    on(event: string, fn: () => void) { if (event === 'close') closers.push(fn); return this; },
+    on(event: string, fn: () => void) { on[event]?.push(fn); return this; },
+    once(event: string, fn: () => void) { on[event]?.push(fn); return this; },
     write(frame: string) { frames.push(frame); return true; },
-    end() {},
-    destroy() { destroyed = true; for (const fn of closers) fn(); },
-    get writableLength() { return backlog(); },
+    end() { for (const fn of on.finish!) fn(); },
+    destroy() { destroyed = true; for (const fn of on.close!) fn(); },
+    get writableNeedDrain() { return behind(); },
   };
-  return { res: res as unknown as import('node:http').ServerResponse, frames, destroyed: () => destroyed, close: () => { for (const fn of closers) fn(); } };
+  return {
+    res: res as unknown as import('node:http').ServerResponse, frames, destroyed: () => destroyed,
+    close: () => { for (const fn of on.close!) fn(); }, drain: () => { for (const fn of on.drain!) fn(); },
+  };
 }
 
-test('an SSE stream cuts a client that stops reading, keeps events for resumption, and replays only later ones', async () => {
+test('an SSE stream holds events while its client catches up, cuts one that stops reading, and replays only later ones', async () => {
   const { SseStream } = await import('../../src/http/sse.js');
-  const { HTTP_LIMITS } = await import('../../src/http/limits.js');
-  let unread = 0;
+  const { BOUNDS } = await import('../../src/bounds.js');
+  let behind = false;
   const detached: string[] = [];
   const stream = new SseStream('7', (s) => detached.push(s.id));
-  const slow = fakeResponse(() => unread);
+  const slow = fakeResponse(() => behind);
   stream.attach(slow.res, {});
-  stream.send('{"n":1}');
-  assert.equal(slow.destroyed(), false);
-  unread = HTTP_LIMITS.streamBacklogBytes + 1; // the client stopped reading
+  const big = `"${'x'.repeat(BOUNDS.http.connectionUnreadBytes + 10)}"`;
+  stream.send(big);
+  assert.equal(slow.frames.length, 1, 'one event larger than the bound is written to a client that has taken everything');
+  behind = true; // the client has not taken it yet
   stream.send('{"n":2}');
-  assert.equal(slow.destroyed(), true, 'cut once the backlog passes the limit');
+  assert.equal(slow.frames.length, 1, 'held while the client is behind');
+  behind = false;
+  slow.drain();
+  assert.equal(slow.frames.length, 2, 'written once the client took the earlier bytes');
+  assert.equal(slow.destroyed(), false);
+  behind = true; // the client stopped reading
+  stream.send('{"n":3}');
+  stream.send(big);
+  assert.equal(slow.destroyed(), true, 'cut once more than the bound is held for it');
   assert.deepEqual(detached, ['7']);
-  stream.send('{"n":3}'); // kept while detached
-  const again = fakeResponse(() => 0);
-  stream.attach(again.res, {}, 1);
-  assert.deepEqual(again.frames.map((f) => /id: (\S+)/.exec(f)?.[1]), ['7-2', '7-3'], 'events after 7-1 are replayed in order');
+  stream.send('{"n":5}'); // kept while detached
+  const again = fakeResponse(() => false);
+  stream.attach(again.res, {}, 4);
+  assert.deepEqual(again.frames.map((f) => /id: (\S+)/.exec(f)?.[1]), ['7-5'], 'only events after 7-4 are replayed');
+});
+
+test('a finished SSE stream that went out whole keeps nothing for resumption; one cut before its end keeps its events', async () => {
+  const { SseStream } = await import('../../src/http/sse.js');
+  const whole = new SseStream('8');
+  const reader = fakeResponse(() => false);
+  whole.attach(reader.res, {});
+  whole.send('{"n":1}');
+  whole.finish();
+  const late = fakeResponse(() => false);
+  whole.attach(late.res, {}, 0);
+  assert.deepEqual(late.frames, [], 'delivered events are not kept');
+
+  const cut = new SseStream('9');
+  const dropped = fakeResponse(() => false);
+  cut.attach(dropped.res, {});
+  dropped.close(); // the client went away before the answer
+  cut.send('{"n":1}');
+  cut.finish();
+  const back = fakeResponse(() => false);
+  cut.attach(back.res, {}, 0);
+  assert.deepEqual(back.frames.map((f) => /id: (\S+)/.exec(String(f))?.[1]), ['9-1'], 'the missed answer is replayed');
 });

@@ -1,0 +1,75 @@
+// Every bound on what clients can make the server hold — bytes, nesting depth, time, counts — for
+// every door (stdio lines, HTTP bodies, sockets, answers not yet taken), in one table both transports read.
+// It imports nothing and touches nothing: the code of each door applies these numbers.
+
+/** Bounds no config key changes. */
+export const BOUNDS = {
+  /** Deepest nesting of arrays and objects accepted from outside (client messages over stdio and HTTP, IPC events, files). */
+  jsonDepth: 1000,
+  /** The smallest byte bound of a connection's incoming and outgoing queues (twice max_message_bytes when larger). */
+  queueBytesMin: 16 * 1024 * 1024,
+  /** Of a line (or body) over max_message_bytes, the first bytes kept to read its id for the refusal. */
+  oversizeHeadBytes: 512,
+  http: {
+    /** Live legacy (2025-11-25) sessions at once; the next initialize gets 503. */
+    maxSessions: 256,
+    /** Open response streams at once (SSE streams + stateless requests in flight); more get 503. */
+    maxStreams: 1024,
+    /** Connections kept free below the process's descriptor limit (for files, logs, watchers). */
+    descriptorReserve: 128,
+    /** How often Node checks the header and request timeouts (their precision). */
+    timeoutCheckMs: 250,
+    /** Retry-After (seconds) of the 503 for a connection over the cap. */
+    retryAfterS: 1,
+    /** A legacy session that saw no request for this long is ended (its id then answers 404). */
+    sessionIdleMs: 30 * 60_000,
+    /** Per SSE stream: the events kept for Last-Event-ID resumption (count and bytes). */
+    replayEvents: 256,
+    replayBytes: 1024 * 1024,
+    /** Per connection: bytes written but not taken by the client beyond which the next write cuts it (one answer may be larger). */
+    connectionUnreadBytes: 4 * 1024 * 1024,
+    /** Finished streams a session remembers for resumption. */
+    streamsRemembered: 32,
+    /** Per legacy session: the processor's queues and concurrent requests. */
+    sessionIncoming: 64,
+    sessionOutgoing: 256,
+    sessionInFlight: 32,
+  },
+} as const;
+
+/** The HTTP bounds a config can change (keys under `http.` in the config file; defaults in the config schema). */
+export interface HttpConfigBounds {
+  max_connections: number;
+  idle_timeout_ms: number;
+  headers_timeout_ms: number;
+  request_timeout_ms: number;
+  max_unread_bytes: number;
+  drain_grace_ms: number;
+}
+
+/** The HTTP door's bounds at run time: the fixed ones plus those from config, with the descriptor limit applied. */
+export interface HttpBounds {
+  maxBodyBytes: number;
+  maxConnections: number;
+  idleTimeoutMs: number;
+  headersTimeoutMs: number;
+  requestTimeoutMs: number;
+  serverUnreadBytes: number;
+  drainGraceMs: number;
+}
+
+/** Resolves the HTTP bounds; `descriptors` is the process's soft open-file limit when known. */
+export function httpBounds(maxMessageBytes: number, http: HttpConfigBounds, descriptors: number | null): HttpBounds {
+  const fdCap = descriptors === null ? Infinity : Math.max(16, descriptors - BOUNDS.http.descriptorReserve);
+  return {
+    maxBodyBytes: maxMessageBytes,
+    maxConnections: Math.min(http.max_connections, fdCap),
+    idleTimeoutMs: http.idle_timeout_ms,
+    headersTimeoutMs: http.headers_timeout_ms,
+    // Node requires the request timeout to be at least the header timeout.
+    requestTimeoutMs: Math.max(http.request_timeout_ms, http.headers_timeout_ms),
+    // Room for at least two of the largest answers, so one big answer never crowds out everyone.
+    serverUnreadBytes: Math.max(http.max_unread_bytes, 2 * maxMessageBytes),
+    drainGraceMs: http.drain_grace_ms,
+  };
+}
