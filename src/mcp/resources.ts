@@ -67,9 +67,11 @@ export class ModeResources {
     if (kind.suffix === '') text = JSON.stringify(fullMode(mode), null, 2);
     else if (kind.suffix === '/config') {
       // The mode as a .roomodes entry holds it (Roo's keys, absent ones left out), so it pastes back
-      // into a file; the writer's own shape, loaded only for this read.
+      // into a file; the writer's own shape, loaded only for this read. `source` is what the file
+      // says, else what Roo's loader gives every mode: "project" from .roomodes, "global" otherwise.
       const { modeToPlain } = await import('../authoring/mode-file-edit.js');
-      text = JSON.stringify(modeToPlain(mode, mode.declaredSource !== undefined ? { source: mode.declaredSource } : {}), null, 2);
+      const source = mode.declaredSource ?? (mode.source === 'project' ? 'project' : 'global');
+      text = JSON.stringify(modeToPlain(mode, { source }), null, 2);
     }
     else text = await this.#d.systemPrompt(mode);
     return { contents: [{ uri, mimeType: kind.mimeType, text }] };

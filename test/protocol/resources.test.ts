@@ -199,8 +199,10 @@ test('reads the full mode, its Roo configuration and its system prompt', async (
   const config = await read('mode://architect/config');
   assert.equal(config.mimeType, 'application/json');
   const cfg = JSON.parse(config.text);
-  // Exactly a .roomodes entry: Roo's camelCase keys in Roo's order, no nulls, no source for a built-in.
-  assert.deepEqual(Object.keys(cfg), ['slug', 'name', 'roleDefinition', 'whenToUse', 'description', 'customInstructions', 'groups']);
+  // Exactly a .roomodes entry: Roo's camelCase keys in Roo's order, no nulls, and the source Roo's
+  // loader gives a mode that is not from .roomodes.
+  assert.deepEqual(Object.keys(cfg), ['slug', 'name', 'roleDefinition', 'whenToUse', 'description', 'customInstructions', 'groups', 'source']);
+  assert.equal(cfg.source, 'global');
   assert.equal(cfg.customInstructions, mode.custom_instructions);
   assert.equal(cfg.slug, 'architect');
   assert.equal(cfg.name, '🏗️ Architect');
