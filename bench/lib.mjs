@@ -11,8 +11,8 @@ import { kinds, peerCommand } from './peer-command.mjs';
 export { kinds, peerCommand } from './peer-command.mjs';
 
 export const REPO = fileURLToPath(new URL('..', import.meta.url));
-/** The server under test; BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
-export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', 'main.js');
+/** The server under test: the package's bin (dist/main.cjs); BENCH_SERVER_MAIN points the bench at another build (to compare a fix). */
+export const SERVER_MAIN = process.env.BENCH_SERVER_MAIN ?? join(REPO, 'dist', 'main.cjs');
 export const FLOOR_MAIN = fileURLToPath(new URL('./floor-server.mjs', import.meta.url));
 /** Preloaded into peers by the memory and latency figures; see bench/probe.cjs and Peer.probe(). */
 export const PROBE = fileURLToPath(new URL('./probe.cjs', import.meta.url));

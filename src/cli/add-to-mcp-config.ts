@@ -18,7 +18,7 @@ export interface AddToMcpConfigIo {
   err(text: string): void;
   env: NodeJS.ProcessEnv;
   selfCommand: string[];
-  /** [absolute node path, absolute path of dist/main.js]: what a per-user file's entry runs. */
+  /** [absolute node path, absolute path of dist/main.cjs]: what a per-user file's entry runs. */
   entryCommand: string[];
   /** For tests: the OS whose locations apply and the directory standing for the project. */
   platform?: NodeJS.Platform;
@@ -50,7 +50,7 @@ team, so its entry names no path of this machine: it runs roo-modes-server found
 the package where the client runs), the project is the client's own folder (VS Code:
 \${workspaceFolder}), and --sessions-dir is written relative to the project or to ~.
 A per-user file (--global, --client claude) or --file gets this installation's absolute paths:
-node and its dist/main.js, so it does not depend on PATH.
+node and its dist/main.cjs, so it does not depend on PATH.
 `;
 
 class UsageError extends Error {}

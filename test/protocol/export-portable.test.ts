@@ -141,7 +141,7 @@ test('a project-local launcher (${CLAUDE_PROJECT_DIR}/node_modules/.bin) runs fr
   cpSync(original, copy, { recursive: true });
   cpSync(join(box.prefix, 'lib', 'node_modules', 'roo-modes-server'), join(copy, 'node_modules', 'roo-modes-server'), { recursive: true });
   mkdirSync(join(copy, 'node_modules', '.bin'));
-  symlinkSync('../roo-modes-server/dist/main.js', join(copy, 'node_modules', '.bin', 'roo-modes-server'));
+  symlinkSync('../roo-modes-server/dist/main.cjs', join(copy, 'node_modules', '.bin', 'roo-modes-server'));
 
   const [handler] = frontmatterHooks(join(copy, '.claude', 'agents', 'docs-writer.md'));
   assert.equal(handler!.command, launcher);

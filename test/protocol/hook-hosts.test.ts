@@ -179,12 +179,16 @@ test('hook --by-agent fails closed while a mode file that may define the subagen
   noObjection(await runCli(['hook', 'claude-code', '--by-agent'], { env, input: claude(root, 'Write', { file_path: join(root, 'a.ts') }, { agent_type: 'Explore' }) }), 'Explore');
 });
 
-test('the build ships the hook as one file that loads no module of its own beside it', async () => {
+test('the build ships the hook as one CommonJS file that loads no module of its own beside it', async () => {
   const { readFileSync } = await import('node:fs');
   const { MAIN } = await import('./harness.js');
-  const bundle = readFileSync(join(MAIN, '..', 'hook-bundle.js'), 'utf8');
-  assert.doesNotMatch(bundle, /^import .* from '\.{1,2}\//m, 'no static import of another dist module');
+  const bundle = readFileSync(join(MAIN, '..', 'hook-bundle.cjs'), 'utf8');
+  assert.doesNotMatch(bundle, /^import /m, 'no ES module syntax: the hook never starts the ES module loader');
+  assert.doesNotMatch(bundle, /\brequire\(['"]\.{1,2}\//, 'no require of another dist module');
   assert.doesNotMatch(bundle, /\bimport\(['"]\.{1,2}\//, 'no lazy import of another dist module either');
+  // The package's command is the CommonJS entry that requires it.
+  const pkg = JSON.parse(readFileSync(join(MAIN, '..', '..', 'package.json'), 'utf8')) as { bin: Record<string, string> };
+  assert.equal(pkg.bin['roo-modes-server'], 'dist/main.cjs');
   // The regex limits are set when the bundle loads, as when the modules load one by one.
   assert.match(bundle, /setFlagsFromString\('--enable-experimental-regexp-engine-on-excessive-backtracks'\)/);
 });

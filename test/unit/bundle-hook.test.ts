@@ -35,7 +35,7 @@ test('the bundle behaves as its modules: order of evaluation, one instance each,
       '',
     ].join('\n'),
   });
-  const out = join(dir, 'bundle.js');
+  const out = join(dir, 'bundle.cjs');
   assert.equal(await writeBundle(join(dir, 'entry.js'), ['run'], out), 5);
   const text = readFileSync(out, 'utf8');
   assert.doesNotMatch(text, /from '\.\//);
@@ -57,6 +57,6 @@ test('the bundler refuses what it cannot carry over faithfully', async (t) => {
   ];
   for (const [files, why] of cases) {
     const dir = tree(t, files);
-    await assert.rejects(writeBundle(join(dir, 'entry.js'), ['a'], join(dir, 'bundle.js')), (err: unknown) => err instanceof BundleError && why.test((err as Error).message), String(why));
+    await assert.rejects(writeBundle(join(dir, 'entry.js'), ['a'], join(dir, 'bundle.cjs')), (err: unknown) => err instanceof BundleError && why.test((err as Error).message), String(why));
   }
 });

@@ -1,0 +1,237 @@
+#!/usr/bin/env node
+// Entry point: fences console output to stderr, picks the subcommand, and for `serve` wires the
+// three-stage pipeline (stdin reader → processor → stdout writer) or the HTTP door. The only file naming process.stdout.
+//
+// CommonJS (dist/main.cjs, the package's bin) on purpose: an ES module entry makes Node start its
+// module loader, about 8 ms before any of our code runs, and `hook` runs before every tool call
+// it guards. Everything but the hook is still ES modules, loaded with import() when asked for.
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
+import { dirname, join } from 'node:path';
+import type { LogSink } from './log.js';
+
+// stdout belongs to the writer: anything printed through console goes to stderr instead.
+for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[name] = console.error;
+
+// Mode files bring their own regexes (fileRegex); src/modes/regex-safety.ts sets the V8 flags that
+// bound their time, on load, before any of them is compiled.
+
+const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+const MAIN_PATH = __filename;
+
+/** The help text; a function so that the log module it quotes loads only when help is asked for (the hook starts without it). */
+const usage = async (): Promise<string> => `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
+
+Usage:
+  roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
+  roo-modes-server serve --http [options]   serve MCP over Streamable HTTP (both eras)
+  roo-modes-server modes [--json] [...]     print the effective mode catalogue
+  roo-modes-server validate [FILE ...]      check mode files; exit 1 on problems
+  roo-modes-server export-mode SLUG         print a mode in Roo's export format (--out FILE)
+  roo-modes-server import-mode FILE         import Roo's export format (--global, --dry-run)
+  roo-modes-server call <tool|method> ...   call a tool on this (or another) server
+  roo-modes-server generate-config          print a complete default config
+  roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
+  roo-modes-server demo                     run the seed workflow against this server
+  roo-modes-server export --to AGENT ...    write modes as Claude Code, VS Code, Cursor, OpenCode or Kilo agents
+  roo-modes-server hook claude-code|cursor  enforce a mode in a Claude Code, VS Code or Cursor pre-tool hook
+
+Serve options:
+  --config FILE             JSON config file (see schemas/config.schema.json; env ROO_MODES_CONFIG)
+  --project-root DIR        project whose .roomodes and rules apply (env ROO_PROJECT_ROOT)
+  --config-dir DIR          global config folder, default ~/.roo-code (env ROO_CONFIG_DIR)
+  --global-modes-file FILE  global modes file, e.g. Roo Code's custom_modes.yaml
+  --log-level LEVEL         least severe level written, see below (env ROO_MODES_LOG_LEVEL)
+  --log-file FILE           append logs to FILE instead of stderr
+  --strict                  reject requests before initialize, and unknown tool arguments
+  --sessions-dir DIR        keep sessions in DIR so they outlive the process (env ROO_MODES_SESSIONS_DIR)
+  --http                    serve Streamable HTTP instead of stdio
+  --host HOST               HTTP bind address, default 127.0.0.1 (http.host)
+  --port PORT               HTTP port, default 3000; 0 picks a free one (http.port)
+  --path PATH               HTTP endpoint path, default /mcp (http.path)
+  --allowed-origins LIST    origins allowed besides loopback, comma-separated; repeatable
+                            (http.allowed_origins; env ROO_MODES_HTTP_ALLOWED_ORIGINS)
+  --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
+  -h, --help                this text
+  -v, --version             the version
+
+${(await import('./log.js')).logLevelHelp()}
+
+Each subcommand takes --help. Logs go to stderr; stdout carries only MCP messages.
+`;
+
+type Io = { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv };
+/**
+ * Whoever reads our stdout may stop early (`… | head`): the pipe then fails with EPIPE. Every
+ * subcommand writes through `io.out`, so this one place makes them all finish quietly, with their
+ * own exit code and their files written, and print nothing more. `serve` adds its own listener.
+ */
+const stdoutClosed = new AbortController();
+process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+  if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.stderr.write(`roo-modes-server: cannot write to stdout: ${err.message}\n`);
+  stdoutClosed.abort();
+});
+const io: Io = {
+  out: (text) => { if (!stdoutClosed.signal.aborted) process.stdout.write(text); },
+  err: (text) => { process.stderr.write(text); },
+  env: process.env,
+};
+
+/**
+ * All of stdin as text (for `hook`, which reads one event and answers once); null past maxBytes.
+ * Read straight from fd 0: setting up process.stdin as a stream costs more than the hook's own
+ * work. A non-blocking stdin (EAGAIN) falls back to the stream.
+ */
+async function readStdin(maxBytes: number): Promise<string | null> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  const chunk = Buffer.allocUnsafe(64 * 1024);
+  try {
+    for (let n; (n = readSync(0, chunk, 0, chunk.length, null)) > 0;) {
+      size += n;
+      if (size > maxBytes) return null;
+      chunks.push(Buffer.from(chunk.subarray(0, n)));
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  } catch (err) {
+    if (!(err instanceof Error && 'code' in err && (err.code === 'EAGAIN' || err.code === 'EWOULDBLOCK'))) throw err;
+  }
+  for await (const piece of process.stdin) {
+    size += (piece as Buffer).length;
+    if (size > maxBytes) { process.stdin.destroy(); return null; }
+    chunks.push(piece as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+/**
+ * The hook's code: the one-file CommonJS build of it (dist/hook-bundle.cjs, made by
+ * src/build/bundle-hook.mjs after tsc), which starts without the ES module loader and without
+ * reading its modules one by one; the modules themselves only where no bundle was built.
+ */
+async function hookModule(): Promise<typeof import('./cli/hook.js')> {
+  const bundle = join(__dirname, 'hook-bundle.cjs');
+  if (!existsSync(bundle)) return import('./cli/hook.js');
+  return require(bundle) as typeof import('./cli/hook.js');
+}
+
+async function main(argv: string[]): Promise<number> {
+  const [first, ...rest] = argv;
+  const self = [process.execPath, MAIN_PATH];
+  switch (first) {
+    case 'modes': return (await import('./cli/modes.js')).runModes(rest, io);
+    case 'validate': return (await import('./cli/validate.js')).runValidate(rest, io);
+    case 'export-mode': return (await import('./cli/exchange.js')).runExportMode(rest, io);
+    case 'import-mode': return (await import('./cli/exchange.js')).runImportMode(rest, io);
+    case 'call': return (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self });
+    case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
+    case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
+    case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
+    case 'hook': return (await hookModule()).runHook(rest, { ...io, stdin: readStdin });
+    case 'export': return (await import('./cli/export.js')).runExport(rest, io);
+    case 'help':
+      if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
+      io.out(await usage());
+      return 0;
+    case 'serve': return serve(rest);
+    default:
+      if (first !== undefined && !first.startsWith('-')) {
+        io.err(`roo-modes-server: unknown command ${JSON.stringify(first)} (see --help)\n`);
+        return 2;
+      }
+      return serve(argv);
+  }
+}
+
+async function serve(argv: string[]): Promise<number> {
+  // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
+  // start as fast as Node itself, so the entry point pulls in the server only when it serves.
+  const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }] = await Promise.all([
+    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./connection.js'), import('./config.js'), import('./log.js'),
+  ]);
+  const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } = configModule;
+  let config;
+  let args;
+  try {
+    args = parseServeArgs(argv);
+    if (args.help) { io.out(await usage()); return 0; }
+    if (args.version) { io.out(`${VERSION}\n`); return 0; }
+    config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
+    await checkProjectRoot(config.paths.project_root);
+  } catch (err) {
+    if (err instanceof ConfigError) { io.err(`roo-modes-server: ${err.message}\n`); return 2; }
+    throw err;
+  }
+  const store = config.sessions.persistence;
+  if (store.enabled) {
+    // Checked before serving: a store that cannot work is a clear exit 2, not a failing tool later.
+    const problem = await (await import('./tasks/store-check.js')).storeFolderProblem(store.storage_path);
+    if (problem !== null) { io.err(`roo-modes-server: sessions.persistence.storage_path ${store.storage_path} ${problem}\n`); return 2; }
+  }
+  let logStream: WriteStream | null = null;
+  if (config.logging.file !== null) {
+    // Checked once, before serving, so a bad path is a clear exit 2 rather than lost logs.
+    // Its folder is ours to make (the seed's ~/.roo-code/mcp_modes_server.log on a fresh machine).
+    try { mkdirSync(dirname(config.logging.file), { recursive: true }); closeSync(openSync(config.logging.file, 'a')); } catch (err) {
+      io.err(`roo-modes-server: cannot open the log file ${config.logging.file}: ${(err as Error).message}\n`);
+      return 2;
+    }
+    logStream = createWriteStream(config.logging.file, { flags: 'a' });
+    logStream.on('error', () => { /* a log file that breaks later must not take the server down */ });
+  }
+  const toFile = logStream;
+  const sink: LogSink = {
+    level: effectiveLogLevel(config),
+    write: toFile ? (line) => { toFile.write(line); } : (line) => { process.stderr.write(line); },
+    forward: null,
+  };
+  const log = createLogger(sink);
+  // Over HTTP many clients share one server: the project is fixed at start (flag or working
+  // directory), never switched by one client's roots.
+  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: process.cwd() } };
+  const core = new Core(config, VERSION, sink, log);
+  if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
+  const stop = new AbortController();
+  const stdoutGiveUp = new AbortController();
+  // One connection over stdin/stdout: the same core the HTTP door opens one per session.
+  const conn = core.open({ incomingCapacity: 256, outgoingCapacity: 1024, maxInFlight: 64 });
+  const { processor, incoming, outgoing } = conn;
+
+  // A closed stdout (EPIPE) means the client is gone: stop quietly.
+  process.stdout.on('error', () => { stop.abort(); });
+  // A signal ends the input like EOF does; the processor then drains with a short grace. If the
+  // client is not reading stdout, answers cannot drain: after two seconds the writer gives up on
+  // it and discards what is left, so the server still exits (persistence flushed as usual).
+  const onSignal = (): void => {
+    stop.abort();
+    setTimeout(() => { processor.abortAll(); stdoutGiveUp.abort(); }, 2000).unref();
+  };
+  process.once('SIGTERM', onSignal);
+  process.once('SIGINT', onSignal);
+
+  // Started by hand in a terminal, a server waiting on stdin looks like a hang: one line says why.
+  if (process.stdin.isTTY) io.err('roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: roo-modes-server demo, or roo-modes-server --help\n');
+  const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
+  const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
+  await conn.done;
+  outgoing.close();
+  await Promise.all([reader, writer]);
+  await core.close();
+  process.stdin.destroy();
+  await closeLog(logStream);
+  // A write still pending on a pipe nobody reads would keep the process alive for ever; once the
+  // writer gave up on stdout (signal + stalled client), everything else is closed and we leave.
+  if (stdoutGiveUp.signal.aborted) process.exit(0);
+  return 0;
+}
+
+function closeLog(stream: WriteStream | null): Promise<void> {
+  return stream ? new Promise<void>((resolve) => stream.end(resolve)) : Promise.resolve();
+}
+
+main(process.argv.slice(2)).then(
+  (code) => { process.exitCode = code; },
+  (err: unknown) => {
+    process.stderr.write(`roo-modes-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+    process.exitCode = 1;
+  },
+);
