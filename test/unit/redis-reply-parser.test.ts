@@ -94,4 +94,6 @@ test('malformed bytes are refused with what was wrong', () => {
 test('a command is an array of bulk strings, byte lengths counted', () => {
   assert.equal(encodeCommand(['SET', 'k€', 12, Buffer.from([0, 1])]).toString('latin1'),
     '*4\r\n$3\r\nSET\r\n$4\r\nk\u00e2\u0082\u00ac\r\n$2\r\n12\r\n$2\r\n\u0000\u0001\r\n');
+  assert.equal(encodeCommand(['SET', 'k€', 12]).toString('latin1'), '*3\r\n$3\r\nSET\r\n$4\r\nk\u00e2\u0082\u00ac\r\n$2\r\n12\r\n',
+    'text alone: the same bytes');
 });

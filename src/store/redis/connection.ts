@@ -41,6 +41,7 @@ export class RedisConnection {
   readonly #pending: Pending[] = [];
   #head = 0;
   #timer: NodeJS.Timeout | null = null;
+  #corked = false;
   #failure: RedisError | null = null;
   /** Settles once, with why the connection ended. */
   readonly closed: Promise<RedisError>;
@@ -88,6 +89,12 @@ export class RedisConnection {
     return new Promise((resolve, reject) => {
       this.#pending.push({ name, deadline: Date.now() + this.#options.commandTimeoutMs, expect, resolve, reject });
       if (this.#timer === null) this.#armTimer();
+      // Commands sent in one tick leave in one write: cork now, uncork once the tick's code is done.
+      if (!this.#corked) {
+        this.#corked = true;
+        this.#socket.cork();
+        process.nextTick(() => { this.#corked = false; this.#socket.uncork(); });
+      }
       this.#socket.write(encodeCommand(args));
     });
   }
@@ -110,7 +117,7 @@ export class RedisConnection {
       return;
     }
     for (const reply of replies) {
-      if (this.#options.onPush && isPush(reply)) { this.#options.onPush(reply); continue; }
+      if (this.#options.onPush && isPush(reply)) { this.#push(this.#options.onPush, reply); continue; }
       const head = this.#pending[this.#head];
       if (head === undefined) { this.close(new RedisConnectionError('Redis sent a reply no command was waiting for')); return; }
       if (--head.expect > 0) continue;
@@ -120,6 +127,15 @@ export class RedisConnection {
     }
     // Once per chunk, not per reply: the next oldest command's deadline.
     if (replies.length > 0) this.#armTimer();
+  }
+
+  /** A handler that throws is a bug of its caller: it is raised on its own, after this chunk's replies are accounted for. */
+  #push(handler: (reply: RespValue[]) => void, reply: RespValue[]): void {
+    try {
+      handler(reply);
+    } catch (err) {
+      process.nextTick(() => { throw err; });
+    }
   }
 
   #takeHead(): Pending | undefined {

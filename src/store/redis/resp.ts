@@ -13,9 +13,18 @@ export type RedisArg = string | number | Buffer;
 
 /** One command in RESP2's request form: `*<n>` then each argument as `$<len>` and its bytes. */
 export function encodeCommand(args: readonly RedisArg[]): Buffer {
+  // Text arguments (the usual case) become one string encoded once; a Buffer argument needs parts.
+  if (!args.some((a) => Buffer.isBuffer(a))) {
+    let text = `*${args.length}\r\n`;
+    for (const arg of args) {
+      const s = String(arg);
+      text += `$${Buffer.byteLength(s)}\r\n${s}\r\n`;
+    }
+    return Buffer.from(text);
+  }
   const parts: Buffer[] = [Buffer.from(`*${args.length}\r\n`)];
   for (const arg of args) {
-    const bytes = typeof arg === 'string' ? Buffer.from(arg) : typeof arg === 'number' ? Buffer.from(String(arg)) : arg;
+    const bytes = Buffer.isBuffer(arg) ? arg : Buffer.from(String(arg));
     parts.push(Buffer.from(`$${bytes.length}\r\n`), bytes, CRLF);
   }
   return Buffer.concat(parts);
