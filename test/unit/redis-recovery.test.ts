@@ -22,7 +22,8 @@ test('Redis stopped: commands fail at once and retryably; Redis back: the client
   for (let i = 0; i < 3; i++) {
     const started = Date.now();
     await assert.rejects(client.command('SET', 'k', 'v'), (e: unknown) => e instanceof RedisUnavailableError && e.retryable && e.kind === 'unavailable');
-    assert.ok(Date.now() - started < 100, `refused at once, not after ${Date.now() - started} ms`);
+    // At once: well below the 5 s a connect attempt or a command may take (margin for a loaded machine).
+    assert.ok(Date.now() - started < 1000, `refused at once, not after ${Date.now() - started} ms`);
   }
   const back = nextState(client, 'connected');
   await redis.start();
