@@ -75,6 +75,10 @@ export async function startRedis(t: TestContext, options: RedisServerOptions = {
   const start = async (): Promise<void> => {
     const proc = spawn(binary, args(), { stdio: ['ignore', 'pipe', 'pipe'] });
     child = proc;
+    // A test process ended before t.after (a file timeout) takes its server with it.
+    const reap = (): void => { proc.kill('SIGKILL'); };
+    process.once('exit', reap);
+    proc.once('exit', () => process.off('exit', reap));
     let output = '';
     proc.stdout?.setEncoding('utf8').on('data', (s: string) => { output += s; });
     proc.stderr?.setEncoding('utf8').on('data', (s: string) => { output += s; });
