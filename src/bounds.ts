@@ -1,5 +1,5 @@
 // Every bound on what clients can make the server hold — bytes, nesting depth, time, counts — for
-// every door (stdio lines, HTTP bodies, sockets, answers not yet taken), in one table both transports read.
+// every door (stdio lines, HTTP bodies, sockets, answers not yet taken, Redis replies), in one table both transports read.
 // It imports nothing and touches nothing: the code of each door applies these numbers.
 
 /** Bounds no config key changes. */
@@ -34,6 +34,22 @@ export const BOUNDS = {
     sessionIncoming: 64,
     sessionOutgoing: 256,
     sessionInFlight: 32,
+  },
+  /** The Redis client (src/store/redis/): what a server, or anything posing as one, can make it hold. */
+  redis: {
+    /** Largest reply accepted: far above a session record or a page of stream events, far below memory trouble. */
+    maxReplyBytes: 16 * 1024 * 1024,
+    /** Deepest reply nesting: stream reads nest 4 levels (XREAD → stream → entry → fields); the rest is margin. */
+    maxReplyDepth: 16,
+    /** Commands awaiting replies on one connection; past it a command fails at once instead of queuing in memory. */
+    maxPending: 4096,
+    /** A command without a reply by then fails and resets its connection (a healthy Redis answers in under a millisecond). */
+    commandTimeoutMs: 5000,
+    /** A TCP (and TLS) connection not established by then counts as a failed attempt. */
+    connectTimeoutMs: 5000,
+    /** Reconnect waits: the first after a failure, doubled per failed attempt up to the last (each jittered down by up to half). */
+    reconnectMinMs: 100,
+    reconnectMaxMs: 5000,
   },
 } as const;
 
