@@ -156,22 +156,23 @@ test('answers -32003 for a persisted session that expired while no server ran', 
 });
 
 test('an access before kill -9 still counts after the restart', async (t) => {
-  // Timeout 2 s; the access at +1 s moves expiry to +3 s. Checked after +2 s (past the expiry
-  // from creation), the session is alive only if that access survived the crash.
-  const { args } = store(t, { timeout: 2 });
+  // Timeout 4 s; the access at +2 s moves expiry to +6 s. Checked after +4 s (past the expiry
+  // from creation), the session is alive only if that access survived the crash. The 2 s between
+  // the check and the moved expiry leave room for a slow restart on a loaded machine.
+  const { args } = store(t, { timeout: 4 });
   let { s, tool } = await serve(t, args);
   const used = ok(await tool('create_task', { mode_slug: 'code' }));
   const idle = ok(await tool('create_task', { mode_slug: 'code' }));
   const start = Date.parse(used.created_at);
-  const left = start + 1000 - Date.now();
+  const left = start + 2000 - Date.now();
   if (left > 0) await delay(left); // expiry is wall-clock time itself
   ok(await tool('get_task_info', { session_id: used.session_id }));
   await crash(s);
   ({ s, tool } = await serve(t, args));
-  const wait = start + 2050 - Date.now();
+  const wait = start + 4050 - Date.now();
   if (wait > 0) await delay(wait);
   const info = ok(await tool('get_task_info', { session_id: used.session_id }));
-  assert.ok(Date.parse(info.last_accessed) - start >= 2000);
+  assert.ok(Date.parse(info.last_accessed) - start >= 4000);
   assert.equal((await tool('get_task_info', { session_id: idle.session_id })).error.code, -32003, 'the session nobody used expired');
   s.assertStdoutPure();
 });
