@@ -16,7 +16,9 @@ import { keyPrefix, positiveInteger, reply, StoreDataError } from './redis-input
 // always kept, unless it alone is over the byte bound: then nothing is kept, and resuming from
 // before it is refused instead of skipping it). Both keys expire `ttlMs` after the last append. A
 // replay (one script, so no append interleaves) checks that nothing after the client's event was
-// trimmed and returns the rest in order, each event once.
+// trimmed and returns the rest in order, each event once. An owner keeps at most maxStreams streams,
+// as a session remembers them today: a new stream's first append removes the oldest finished (or
+// expired) ones past the bound; unfinished ones stay (their number is bounded by requests in flight).
 
 /** Why a Last-Event-ID cannot be resumed, with the HTTP status the door answers today (400 malformed, 404 otherwise). */
 export const RESUME_REFUSALS = {
@@ -60,6 +62,8 @@ export interface EventLogOptions {
   maxBytes?: number;
   /** How long a stream lives after its last append (default BOUNDS.store.eventTtlMs). */
   ttlMs?: number;
+  /** Streams kept per owner: past it, the oldest finished ones go (default BOUNDS.http.streamsRemembered). */
+  maxStreams?: number;
 }
 
 const TOKEN = /^[0-9a-f]{32}$/;
@@ -71,6 +75,22 @@ const EVENT_ID = /^([0-9a-f]{32})-(\d{1,15})$/;
 const APPEND = new RedisScript(`
 local data, maxEvents, maxBytes, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
 local n = redis.call('HINCRBY', KEYS[2], 'seq', 1)
+if n == 1 then
+  redis.call('RPUSH', KEYS[3], ARGV[6])
+  local names = redis.call('LRANGE', KEYS[3], 0, -1)
+  local over = #names - tonumber(ARGV[5])
+  for _, name in ipairs(names) do
+    if over <= 0 then break end
+    local base = ARGV[7] .. name
+    local done = redis.call('HGET', base .. ':meta', 'done')
+    if name ~= ARGV[6] and (done == '1' or redis.call('EXISTS', base .. ':meta') == 0) then
+      redis.call('DEL', base .. ':events', base .. ':meta')
+      redis.call('LREM', KEYS[3], 1, name)
+      over = over - 1
+    end
+  end
+end
+redis.call('PEXPIRE', KEYS[3], ttl)
 local len = redis.call('XLEN', KEYS[1])
 local bytes = tonumber(redis.call('HGET', KEYS[2], 'bytes') or '0')
 if #data > maxBytes then
@@ -109,6 +129,7 @@ export class RedisEventLog {
   readonly #maxEvents: number;
   readonly #maxBytes: number;
   readonly #ttlMs: number;
+  readonly #maxStreams: number;
 
   constructor(client: RedisCommander, o: EventLogOptions = {}) {
     this.#client = client;
@@ -116,6 +137,7 @@ export class RedisEventLog {
     this.#maxEvents = positiveInteger('maxEvents', o.maxEvents ?? BOUNDS.http.replayEvents);
     this.#maxBytes = positiveInteger('maxBytes', o.maxBytes ?? BOUNDS.http.replayBytes);
     this.#ttlMs = positiveInteger('ttlMs', o.ttlMs ?? BOUNDS.store.eventTtlMs);
+    this.#maxStreams = positiveInteger('maxStreams', o.maxStreams ?? BOUNDS.http.streamsRemembered);
   }
 
   /** A new stream's name: random, so a stream that expired and a new one never share event ids. */
@@ -123,15 +145,16 @@ export class RedisEventLog {
 
   /** Appends one event (its JSON text) and resolves to its SSE id once Redis has kept it. */
   async append(owner: string, stream: string, data: string): Promise<string> {
-    const [key, meta] = this.#keys(owner, stream);
-    const n = reply.integer(meta, await APPEND.run(this.#client, [key, meta], [data, this.#maxEvents, this.#maxBytes, this.#ttlMs]), 'the new event number');
+    const [key, meta, index] = this.#keys(owner, stream);
+    const args = [data, this.#maxEvents, this.#maxBytes, this.#ttlMs, this.#maxStreams, stream, this.#ownerBase(owner)];
+    const n = reply.integer(meta, await APPEND.run(this.#client, [key, meta, index], args), 'the new event number');
     return `${stream}-${n}`;
   }
 
   /** Marks the stream's last event as sent; false when the stream is gone already. */
   async finish(owner: string, stream: string): Promise<boolean> {
-    const keys = this.#keys(owner, stream);
-    return (await FINISH.run(this.#client, keys)) === 1;
+    const [key, meta] = this.#keys(owner, stream);
+    return (await FINISH.run(this.#client, [key, meta])) === 1;
   }
 
   /**
@@ -163,11 +186,19 @@ export class RedisEventLog {
     return { stream, events, finished: out[1] === '1' };
   }
 
-  /** The stream's two keys; the hash tag keeps both in one Redis Cluster slot. */
-  #keys(owner: string, stream: string): [string, string] {
-    if (!OWNER.test(owner)) throw new TypeError(`stream owner ${JSON.stringify(owner.slice(0, 200))}: expected 1 to 128 characters A-Z a-z 0-9 _ -`);
+  /**
+   * The stream's events and meta keys and its owner's list of streams. The hash tag keeps all of an
+   * owner's keys in one Redis Cluster slot: the append script removes the owner's oldest finished
+   * streams by name.
+   */
+  #keys(owner: string, stream: string): [string, string, string] {
     if (!TOKEN.test(stream)) throw new TypeError(`stream name ${JSON.stringify(stream.slice(0, 200))}: expected a name from newStream() (32 hex digits)`);
-    const base = `${this.#prefix}sse:{${owner}:${stream}}`;
-    return [`${base}:events`, `${base}:meta`];
+    const base = this.#ownerBase(owner);
+    return [`${base}${stream}:events`, `${base}${stream}:meta`, `${base}streams`];
+  }
+
+  #ownerBase(owner: string): string {
+    if (!OWNER.test(owner)) throw new TypeError(`stream owner ${JSON.stringify(owner.slice(0, 200))}: expected 1 to 128 characters A-Z a-z 0-9 _ -`);
+    return `${this.#prefix}sse:{${owner}}:`;
   }
 }

@@ -46,7 +46,7 @@ test('the count bound keeps the newest events; resuming from before them is refu
   const stream = log.newStream();
   const ids: string[] = [];
   for (let i = 1; i <= 6; i++) ids.push(await log.append(OWNER, stream, `e${i}`));
-  assert.equal(await client.command('XLEN', `evt2:sse:{${OWNER}:${stream}}:events`), 3);
+  assert.equal(await client.command('XLEN', `evt2:sse:{${OWNER}}:${stream}:events`), 3);
   assert.deepEqual((await log.replay(OWNER, ids[2]!)).events.map((e) => e.data), ['e4', 'e5', 'e6']);
   await refused(log.replay(OWNER, ids[1]!), 'too_old', 404);
   await refused(log.replay(OWNER, `${stream}-0`), 'too_old', 404);
@@ -57,7 +57,7 @@ test('the byte bound trims the oldest events; an event over it alone is not kept
   const client = await connectedClient(t, { url: redis.url });
   const log = new RedisEventLog(client, { prefix: 'evt3:', maxBytes: 10, ttlMs: 60_000 });
   const stream = log.newStream();
-  const key = `evt3:sse:{${OWNER}:${stream}}:events`;
+  const key = `evt3:sse:{${OWNER}}:${stream}:events`;
   const a = await log.append(OWNER, stream, 'aaaa');
   const b = await log.append(OWNER, stream, 'bbbb');
   const c = await log.append(OWNER, stream, 'cccc');
@@ -94,13 +94,30 @@ test('malformed, foreign, unknown and future ids are refused precisely, as the H
   assert.deepEqual((await log.replay('another-session', theirs)).events, [], 'the owner itself resumes it');
 });
 
+test('an owner keeps at most maxStreams streams: the oldest finished ones go first, unfinished ones stay', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const client = await connectedClient(t, { url: redis.url });
+  const log = new RedisEventLog(client, { prefix: 'evt7:', maxStreams: 2 });
+  const [s1, s2, s3, s4] = [log.newStream(), log.newStream(), log.newStream(), log.newStream()];
+  const live = await log.append(OWNER, s1, 'the GET stream, never finished');
+  const done = await log.append(OWNER, s2, 'an answered request');
+  await log.finish(OWNER, s2);
+  const third = await log.append(OWNER, s3, 'another');
+  await refused(log.replay(OWNER, done), 'unknown_stream', 404);
+  assert.deepEqual((await log.replay(OWNER, live)).events, [], 'the unfinished oldest stream stays');
+  const fourth = await log.append(OWNER, s4, 'one more, none finished');
+  for (const id of [live, third, fourth]) assert.deepEqual((await log.replay(OWNER, id)).events, []);
+  assert.deepEqual(await client.command('LRANGE', `evt7:sse:{${OWNER}}:streams`, 0, -1), [s1, s3, s4]);
+  assert.equal(await client.command('EXISTS', `evt7:sse:{${OWNER}}:${s2}:events`, `evt7:sse:{${OWNER}}:${s2}:meta`), 0);
+});
+
 test('a stream unused for its TTL is gone: its ids then name no stream', { skip: redisMissing }, async (t) => {
   const redis = await testRedis(t);
   const client = await connectedClient(t, { url: redis.url });
   const log = new RedisEventLog(client, { prefix: 'evt5:', ttlMs: 200 });
   const stream = log.newStream();
   const id = await log.append(OWNER, stream, 'short-lived');
-  const meta = `evt5:sse:{${OWNER}:${stream}}:meta`;
+  const meta = `evt5:sse:{${OWNER}}:${stream}:meta`;
   await within(10_000, 'expiry of the stream', (async () => {
     while (await client.command('EXISTS', meta) !== 0) await new Promise((r) => setTimeout(r, 20));
   })());
@@ -114,7 +131,7 @@ test('an entry in the stream that this server did not write is refused as store 
   const stream = log.newStream();
   const first = await log.append(OWNER, stream, 'ours');
   await log.append(OWNER, stream, 'ours too');
-  const key = `evt6:sse:{${OWNER}:${stream}}:events`;
+  const key = `evt6:sse:{${OWNER}}:${stream}:events`;
   await client.command('XDEL', key, '0-2');
   await client.command('XADD', key, '0-3', 'other', 'field');
   await assert.rejects(log.replay(OWNER, first), (e: unknown) => e instanceof StoreDataError && /0-3.*0-2 was expected/.test(e.message) && e.key === key);
