@@ -128,6 +128,7 @@ export class RedisLeaseLock {
     this.#me = `${o.replica}\n${process.pid}\n${HOST.replace(/\n/g, ' ') || 'unknown'}`;
     this.#leaseMs = positiveInteger('leaseMs', o.leaseMs ?? BOUNDS.store.lockLeaseMs);
     this.#waitMs = o.waitMs ?? BOUNDS.store.lockWaitMs;
+    if (!Number.isSafeInteger(this.#waitMs) || this.#waitMs < 0) throw new TypeError(`waitMs: expected a non-negative integer, got ${String(this.#waitMs)}`);
     this.#pollMs = positiveInteger('pollMs', o.pollMs ?? BOUNDS.store.lockPollMs);
   }
 
@@ -160,7 +161,9 @@ export class RedisLeaseLock {
     try {
       return await fn(lease);
     } finally {
-      await lease.release();
+      // A release that fails (Redis gone) must not turn a finished write into an error: the lease
+      // runs out by itself within leaseMs, and the next waiter of this process goes on regardless.
+      await lease.release().catch(() => undefined);
     }
   }
 

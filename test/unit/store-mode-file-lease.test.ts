@@ -9,7 +9,7 @@ import { ValidationError } from '../../src/rpc/errors.js';
 import type { RedisClient } from '../../src/store/redis/client.js';
 import { LeaseBusyError, RedisLeaseLock, type LeaseHolder, type LeaseLockOptions } from '../../src/store/mode-file-lease.js';
 import { StoreDataError } from '../../src/store/redis-input.js';
-import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
+import { connectedClient, ownRedisMissing, redisMissing, startRedis, testRedis, within } from '../redis-server.js';
 
 const NAME = 'project/.roomodes';
 const leaseKey = (name: string): string => `lk:lease:{${createHash('sha256').update(name).digest('hex').slice(0, 32)}}`;
@@ -130,4 +130,12 @@ test('a lease value this server did not write is refused as store data', { skip:
   await client.command('SET', leaseKey(NAME), 'someone else\'s lock');
   await assert.rejects(a.acquire(NAME, { waitMs: 0 }), (e: unknown) => e instanceof StoreDataError && e.key === leaseKey(NAME));
   await assert.rejects(a.stillHolds(NAME, 1), StoreDataError);
+});
+
+test('run() resolves with the work\'s result when Redis is gone by release time (the lease runs out by itself)', { skip: ownRedisMissing }, async (t) => {
+  const redis = await startRedis(t);
+  const lock = new RedisLeaseLock(await connectedClient(t, { url: redis.url }), { replica: 'replica-a', prefix: 'lk:' });
+  const out = await lock.run(NAME, async () => { await redis.stop(); return 'written'; });
+  assert.equal(out, 'written');
+  await assert.rejects(lock.acquire(NAME, { waitMs: 0 }), (e: unknown) => e instanceof Error && 'retryable' in e && e.retryable === true, 'Redis down: a retryable error, not busy');
 });
