@@ -116,7 +116,7 @@ if not meta[1] then return {'unknown'} end
 local after = tonumber(ARGV[1])
 if after > tonumber(meta[1]) then return {'ahead'} end
 if after + 1 < tonumber(meta[2]) then return {'too_old'} end
-return {'ok', meta[3] or '0', redis.call('XRANGE', KEYS[1], '(0-' .. after, '+')}`);
+return {'ok', meta[3] or '0', redis.call('XRANGE', KEYS[1], '(0-' .. after, '+', 'COUNT', ARGV[2])}`);
 
 const FINISH = new RedisScript(`
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
@@ -168,12 +168,14 @@ export class RedisEventLog {
     const after = Number(m[2]);
     if (expectStream !== undefined && stream !== expectStream) throw new ResumeRefusedError('foreign_stream', lastEventId);
     const [key, meta] = this.#keys(owner, stream);
-    const out = reply.array(key, await REPLAY.run(this.#client, [key, meta], [after]), 'the replay answer');
+    const out = reply.array(key, await REPLAY.run(this.#client, [key, meta], [after, this.#maxEvents + 1]), 'the replay answer');
     const status = reply.string(key, out[0] ?? null, 'the replay status');
     if (status === 'unknown') throw new ResumeRefusedError('unknown_stream', lastEventId);
     if (status === 'ahead' || status === 'too_old') throw new ResumeRefusedError(status, lastEventId);
     if (status !== 'ok') throw new StoreDataError(key, `unexpected replay status ${JSON.stringify(status)}`);
     const entries = reply.array(key, out[2] ?? null, 'the stream entries');
+    // COUNT caps the reply one past what this store ever keeps: more is another writer's doing.
+    if (entries.length > this.#maxEvents) throw new StoreDataError(key, `the stream holds more than ${this.#maxEvents} events`);
     const events = entries.map((entry, i) => {
       // Every entry must be the next number in turn: a gap or a foreign entry is not ours to replay.
       const [id, fields] = reply.array(key, entry, 'a stream entry');

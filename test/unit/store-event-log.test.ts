@@ -135,6 +135,11 @@ test('an entry in the stream that this server did not write is refused as store 
   await client.command('XDEL', key, '0-2');
   await client.command('XADD', key, '0-3', 'other', 'field');
   await assert.rejects(log.replay(OWNER, first), (e: unknown) => e instanceof StoreDataError && /0-3.*0-2 was expected/.test(e.message) && e.key === key);
+  // A stream holding more than this log ever keeps (written with a larger bound) is not replayed in part.
+  const small = new RedisEventLog(client, { prefix: 'evt6:', maxEvents: 2 });
+  const full = log.newStream();
+  for (const d of ['x', 'y', 'z']) await log.append(OWNER, full, d);
+  await assert.rejects(small.replay(OWNER, `${full}-0`), (e: unknown) => e instanceof StoreDataError && /holds more than 2 events/.test(e.message));
 });
 
 test('options and names are checked before anything reaches Redis', async () => {
