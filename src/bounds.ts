@@ -51,6 +51,19 @@ export const BOUNDS = {
     reconnectMinMs: 100,
     reconnectMaxMs: 5000,
   },
+  /** The Redis store modules (src/store/): what they keep and how long they wait. */
+  store: {
+    /** A resumable stream's events live this long after its last event (a client reconnecting later gets "cannot resume"). */
+    eventTtlMs: 10 * 60_000,
+    /** One mode-change fan-out message: thousands of slugs fit; anything larger is not a change we publish. */
+    fanoutMessageBytes: 256 * 1024,
+    /** A mode-file lease runs out this long after its last renewal: a writer takes well under a second, a dead replica blocks no longer. */
+    lockLeaseMs: 15_000,
+    /** How long a writer waits for another replica's lease before answering "busy" (as the file lock's wait). */
+    lockWaitMs: 10_000,
+    /** Longest pause between looks at a held lease (pauses start at 1 ms and double). */
+    lockPollMs: 50,
+  },
 } as const;
 
 /** The HTTP bounds a config can change (keys under `http.` in the config file; defaults in the config schema). */
