@@ -177,7 +177,8 @@ export class HttpDoor {
     const last = header(req, 'last-event-id');
     const resume = last === undefined ? null : parseEventId(last);
     if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
-    if (!session.openStream(res, resume)) sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `no stream to resume for Last-Event-ID ${JSON.stringify(last)} (it ended too long ago)`);
+    const opened = session.openStream(res, resume);
+    if (opened !== true) sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `cannot resume from Last-Event-ID ${JSON.stringify(last)}: ${opened}`);
   }
 
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {

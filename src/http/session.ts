@@ -62,12 +62,14 @@ export class LegacySession {
     await this.conn.incoming.push({ kind: 'value', value }).catch(() => { /* session closing */ });
   }
 
-  /** GET: the standalone stream, or a resumed one (Last-Event-ID); false when it cannot be found. */
-  openStream(res: ServerResponse, resume: { stream: string; seq: number } | null): boolean {
+  /** GET: the standalone stream, or a resumed one (Last-Event-ID); otherwise why it cannot be resumed. */
+  openStream(res: ServerResponse, resume: { stream: string; seq: number } | null): true | string {
     this.lastSeen = Date.now();
     if (resume) {
       const s = this.#streams.get(resume.stream);
-      if (!s) return false;
+      if (!s) return 'no such stream in this session (it ended too long ago)';
+      const problem = s.resumeProblem(resume.seq);
+      if (problem !== null) return problem;
       this.#counted(res);
       s.attach(res, this.headers, resume.seq);
       return true;

@@ -39,6 +39,18 @@ export class SseStream {
 
   get attached(): boolean { return this.#res !== null; }
 
+  /**
+   * Whether a client that saw event `afterSeq` can be given everything after it: not when that
+   * event was never sent, nor when events after it were already let go (a resume with a silent
+   * gap would lose messages). Returns why not, or null.
+   */
+  resumeProblem(afterSeq: number): string | null {
+    if (afterSeq > this.#seq) return `event ${this.id}-${afterSeq} was never sent (the stream is at ${this.#seq})`;
+    const first = this.#replay[0]?.seq ?? this.#seq + 1;
+    if (afterSeq + 1 < first) return `the events after ${this.id}-${afterSeq} are no longer kept (the oldest kept is ${this.id}-${first})`;
+    return null;
+  }
+
   /** Starts (or resumes) delivery on `res`, replaying every kept event after `afterSeq`. */
   attach(res: ServerResponse, headers: Record<string, string>, afterSeq = this.#seq): void {
     this.#res?.end();

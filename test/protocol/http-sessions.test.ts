@@ -84,6 +84,9 @@ test('log notifications reach the GET stream, which resumes with Last-Event-ID a
   resumed.close();
   const bad = await s.send('GET', undefined, { ...h, accept: 'text/event-stream', 'last-event-id': '999-1' });
   assert.equal(bad.status, 404, 'an unknown stream cannot be resumed');
+  const ahead = await s.send('GET', undefined, { ...h, accept: 'text/event-stream', 'last-event-id': `${streamId}-${Number(seq) + 100_000}` });
+  assert.equal(ahead.status, 404, 'an event that was never sent cannot be resumed from (it was accepted with nothing replayed)');
+  assert.match(ahead.body, /never sent/);
   s.assertSchemaValid();
 });
 
