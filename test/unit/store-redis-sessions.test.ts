@@ -165,3 +165,18 @@ test('stores under different prefixes on one Redis never see each other\'s sessi
   assert.throws(() => new RedisSessionStore({ redis: client, prefix: 'has space', timeoutSeconds: 1, cleanupIntervalSeconds: 0, log: silentLogger }), TypeError);
   await within(5000, 'a read through the first store', one.get(s.session_id));
 });
+
+test('Redis too slow: the change fails as retryable and says it may have been made', { skip: ownRedisMissing }, async (t) => {
+  const redis = await startRedis(t, { args: ['--enable-debug-command', 'yes'] });
+  const client = await connectedClient(t, { url: redis.url, backoff: FAST, commandTimeoutMs: 200 });
+  const other = await connectedClient(t, { url: redis.url });
+  const store = openStore(t, client, { prefix: 'slow:' });
+  const s = await store.create({ modeSlug: 'code' });
+  const sleeping = other.command('DEBUG', 'SLEEP', '1'); // the server answers nobody for a second
+  await assert.rejects(store.switchMode(s.session_id, 'ask'), (err: unknown) => storeError(true, 'timeout')(err)
+    && (err as SessionStoreError & { data: { may_have_run: boolean } }).data.may_have_run === true);
+  await sleeping;
+  await within(10_000, 'the client reconnecting', client.connected());
+  const again = await store.switchMode(s.session_id, 'debug');
+  assert.ok(['code', 'ask'].includes(again.oldMode), `the timed-out switch ran or did not, nothing else: ${again.oldMode}`);
+});

@@ -2,7 +2,6 @@
 // of replicas share them. It never keeps a session in memory between calls and never retries a Redis failure.
 import { BOUNDS } from '../../bounds.js';
 import type { Logger } from '../../log.js';
-import type { SessionStoreError } from '../../rpc/errors.js';
 import { KeyedChains } from '../../tasks/chains.js';
 import { assertSessionId, sessionToFile } from '../../tasks/store.js';
 import {
@@ -34,6 +33,10 @@ import { CREATE, CREATE_CHILD, expiryKey, LOAD, sessionKeys, SWEEP_ONE, WRITE } 
 // turns in call order (KeyedChains), so only replicas ever race. A child is written together with its
 // parent's link in one script. Every Redis failure becomes a SessionStoreError whose data says
 // `retryable` and whether the command may have run; every reply is checked before it is believed.
+// What it assumes: the replicas' clocks agree to well within a session timeout (their times stamp
+// the records and judge expiry; a replica behind never moves a last access back); a standalone Redis
+// or one cluster slot (see scripts.ts); "acknowledged" means Redis applied it, durable across a Redis
+// restart only with AOF (appendfsync always for every write, everysec for all but the last second).
 
 export interface RedisSessionStoreOptions {
   /** A connected (or connecting) client; its owner closes it. `address` names it in errors. */
@@ -81,7 +84,9 @@ export class RedisSessionStore implements TaskSessionStore {
     this.#tombstoneMs = Math.ceil(tombstoneSeconds * 1000);
     this.#cleanupMs = options.cleanupIntervalSeconds > 0 ? options.cleanupIntervalSeconds * 1000 : 0;
     this.#log = options.log;
-    this.#now = options.now ?? Date.now;
+    // Whole milliseconds: the scripts store and compare integers.
+    const now = options.now ?? Date.now;
+    this.#now = () => Math.floor(now());
   }
 
   /** Starts the sweep timer. Nothing is loaded: Redis holds the sessions. */
@@ -102,8 +107,7 @@ export class RedisSessionStore implements TaskSessionStore {
     if (input.parentSessionId === undefined) {
       const rec = make(undefined);
       const { status } = await this.#script(CREATE, 'creating a session', id, this.#keys(id), [now, this.#timeoutMs, this.#tombstoneMs, id, sessionToFile(rec)]);
-      if (status !== 'ok') throw this.#unexpected(status, id);
-      return toView(rec);
+      return status === 'ok' ? toView(rec) : this.#settle(status, id);
     }
     const parentId = input.parentSessionId;
     assertSessionId(parentId);
@@ -261,12 +265,8 @@ export class RedisSessionStore implements TaskSessionStore {
   /** What a failed status means: gone (-32002/-32003), or a reply no script gives at that point. */
   #settle(status: Status, id: string): never {
     if (status === 'expired' || status === 'unknown') throw goneError(this.#ctx, status, id);
-    throw this.#unexpected(status, id);
-  }
-
-  #unexpected(status: Status, id: string): SessionStoreError {
     // `exists` on create: a fresh random id of 96 bits met an existing key, which only a foreign writer explains.
-    return malformed(this.#ctx, `answer for session ${id}`, `the script answered ${JSON.stringify(status)}`, id);
+    throw malformed(this.#ctx, `answer for session ${id}`, `the script answered ${JSON.stringify(status)}`, id);
   }
 
   async #script(script: RedisScript, doing: string, id: string, keys: string[], args: RedisArg[]): Promise<{ status: Status; fields: RespValue[] }> {
