@@ -180,3 +180,20 @@ test('Redis too slow: the change fails as retryable and says it may have been ma
   const again = await store.switchMode(s.session_id, 'debug');
   assert.ok(['code', 'ask'].includes(again.oldMode), `the timed-out switch ran or did not, nothing else: ${again.oldMode}`);
 });
+
+test('two replicas sweeping at once remove each expired session once between them', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const prefix = `sweep:${Date.now()}:`;
+  const clock = { t: Date.now() };
+  const a = openStore(t, await connectedClient(t, { url: redis.url }), { prefix, timeoutSeconds: 10, now: () => clock.t });
+  const b = openStore(t, await connectedClient(t, { url: redis.url }), { prefix, timeoutSeconds: 10, now: () => clock.t });
+  const ids = await Promise.all(Array.from({ length: 30 }, () => a.create({ modeSlug: 'code' })));
+  clock.t += 5_000;
+  const kept = await b.create({ modeSlug: 'ask' });
+  clock.t += 6_000;
+  const [byA, byB] = await Promise.all([a.sweep(), b.sweep()]);
+  assert.equal(byA + byB, 30, `removed ${byA} + ${byB}`);
+  assert.equal(await a.size(), 1);
+  for (const s of ids) await assert.rejects(b.get(s.session_id), code(-32003));
+  assert.equal((await a.get(kept.session_id)).task.mode_slug, 'ask');
+});
