@@ -154,7 +154,7 @@ test('what Redis hands back is checked: a malformed record, a wrong key type and
   assert.equal(await client.command('ZSCORE', `${prefix}expiry`, 'not-a-session'), null);
 });
 
-test('stores under different prefixes on one Redis never see each other\'s sessions', { skip: redisMissing }, async (t) => {
+test('stores under different prefixes on one Redis never see each other\'s sessions; a bad prefix or a timeout Redis cannot hold is refused at start', { skip: redisMissing }, async (t) => {
   const redis = await testRedis(t);
   const client = await connectedClient(t, { url: redis.url });
   const one = openStore(t, client, { prefix: `one:${Date.now()}:` });
@@ -163,6 +163,7 @@ test('stores under different prefixes on one Redis never see each other\'s sessi
   await assert.rejects(two.get(s.session_id), code(-32002));
   assert.equal(await two.size(), 0);
   assert.throws(() => new RedisSessionStore({ redis: client, prefix: 'has space', timeoutSeconds: 1, cleanupIntervalSeconds: 0, log: silentLogger }), TypeError);
+  assert.throws(() => new RedisSessionStore({ redis: client, timeoutSeconds: 1e11, cleanupIntervalSeconds: 0, log: silentLogger }), /must stay under 100000000000 seconds/);
   await within(5000, 'a read through the first store', one.get(s.session_id));
 });
 

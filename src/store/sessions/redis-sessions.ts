@@ -54,6 +54,7 @@ export interface RedisSessionStoreOptions {
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T };
 
 const MAX_PREFIX = 128;
+const LUA_EXACT_MS = 1e14;
 /** What an attempt returns when another replica's change beat its version check: the record as it now is. */
 class Conflict { constructor(readonly current: Loaded) {} }
 
@@ -82,6 +83,10 @@ export class RedisSessionStore implements TaskSessionStore {
     // PEXPIRE takes whole milliseconds.
     this.#timeoutMs = Math.ceil(options.timeoutSeconds * 1000);
     this.#tombstoneMs = Math.ceil(tombstoneSeconds * 1000);
+    // Redis's Lua hands numbers to commands with 14 significant digits: past that a TTL would be garbled.
+    if (this.#timeoutMs + this.#tombstoneMs >= LUA_EXACT_MS) {
+      throw new TypeError(`the session timeout plus the tombstone lifetime must stay under ${LUA_EXACT_MS / 1000} seconds for the Redis store, got ${options.timeoutSeconds} + ${tombstoneSeconds}`);
+    }
     this.#cleanupMs = options.cleanupIntervalSeconds > 0 ? options.cleanupIntervalSeconds * 1000 : 0;
     this.#log = options.log;
     // Whole milliseconds: the scripts store and compare integers.
