@@ -42,6 +42,19 @@ export async function settleChildren(rec: SessionRecord, cascade: boolean, now: 
   return { activeChildren, cancelledChildren };
 }
 
+/** Views of the sessions `read` still finds, in order: expired and unknown ones are left out. */
+export async function existingViews(ids: readonly string[], read: (id: string) => Promise<SessionRecord>): Promise<SessionView[]> {
+  const out: SessionView[] = [];
+  for (const id of ids) {
+    try {
+      out.push(toView(await read(id)));
+    } catch (err) {
+      if (!isGone(err)) throw err;
+    }
+  }
+  return out;
+}
+
 /** The parent and children of `rec` that still exist. */
 export async function relativesOf(rec: SessionRecord, store: FamilyAccess): Promise<{ parent?: SessionView; children: SessionView[] }> {
   const [parent] = rec.parentSession === undefined ? [] : await store.views([rec.parentSession]);

@@ -14,7 +14,7 @@ import { RedisError } from '../redis/errors.js';
 import type { RedisArg, RespValue } from '../redis/resp.js';
 import type { RedisScript } from '../redis/script.js';
 import type { TaskSessionStore } from './api.js';
-import { isGone, relativesOf, settleChildren, type FamilyAccess } from './family.js';
+import { existingViews, relativesOf, settleChildren, type FamilyAccess } from './family.js';
 import {
   contention, goneError, loadedOf, malformed, redisFailure, statusOf, sweepIds, versionOf,
   type Loaded, type Status, type StoreContext,
@@ -252,17 +252,7 @@ export class RedisSessionStore implements TaskSessionStore {
   /** Relatives as settleChildren and relativesOf see them: looking at one or cancelling it is not an access. */
   #family(now: number): FamilyAccess {
     return {
-      views: async (ids) => {
-        const out: SessionView[] = [];
-        for (const id of ids) {
-          try {
-            out.push(toView((await this.#chains.run(id, () => this.#load(id, now, false))).rec));
-          } catch (err) {
-            if (!isGone(err)) throw err;
-          }
-        }
-        return out;
-      },
+      views: (ids) => existingViews(ids, async (id) => (await this.#chains.run(id, () => this.#load(id, now, false))).rec),
       change: (id, change) => this.#mutate(id, now, false, change),
     };
   }
