@@ -64,6 +64,15 @@ export const BOUNDS = {
     /** Longest pause between looks at a held lease (pauses start at 1 ms and double). */
     lockPollMs: 50,
   },
+  /** Task sessions kept in Redis (src/store/sessions/): what the store writes and how hard it tries. */
+  redisSessions: {
+    /** How long an expired session's id still answers -32003 rather than -32002: a day covers a client coming back the next morning, at ~100 bytes of Redis per expired session. */
+    tombstoneSeconds: 86_400,
+    /** Tries of one change that loses its version check to another replica; each loss means another change landed, so 64 is far beyond any real contention. */
+    maxAttempts: 64,
+    /** Ids a sweep takes from the expiry index per round trip: large enough to sweep 100,000 sessions in ~200 trips, small enough to keep each reply well under a megabyte. */
+    sweepBatch: 512,
+  },
 } as const;
 
 /** The HTTP bounds a config can change (keys under `http.` in the config file; defaults in the config schema). */

@@ -8,6 +8,7 @@ import type { Logger } from '../../src/log.js';
 import { RpcError } from '../../src/rpc/errors.js';
 import { SessionStore } from '../../src/tasks/sessions.js';
 import { SessionFiles } from '../../src/tasks/store.js';
+import { contractCases } from './session-store-contract.js';
 
 const T0 = Date.parse('2025-03-01T00:00:00.000Z');
 
@@ -268,3 +269,14 @@ test('writes of one session land in call order', async (t) => {
   const r = await files.read(s.session_id);
   assert.equal(r.kind === 'ok' && r.record.task.mode, 'm19');
 });
+
+// The behaviour every store shares (test/unit/session-store-contract.ts), on the store with a folder.
+const contract = contractCases(async (t, clock, o) => {
+  const dir = mkdtempSync(join(tmpdir(), 'tasks-store-contract-'));
+  const store = new SessionStore({
+    timeoutSeconds: o.timeoutSeconds ?? 60, cleanupIntervalSeconds: o.cleanupIntervalSeconds ?? 0, persistenceDir: dir, log: recordingLogger(), now: () => clock.t,
+  });
+  t.after(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });
+  return store;
+});
+for (const [name, run] of contract) test(`with a folder: ${name}`, run);
