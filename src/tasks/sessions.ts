@@ -12,6 +12,7 @@ import { KeyedChains } from './chains.js';
 import { SessionTable } from './table.js';
 import { Tombstones } from './tombstones.js';
 import { restoreSessions, staleFiles, sweepEvery, walkStale, type Upkeep } from './upkeep.js';
+import { existingViews, relativesOf, settleChildren, type FamilyAccess } from './family.js';
 
 // Ordering: every operation on one session runs in that session's promise chain, so operations
 // on it happen one at a time in call order; with persistence a mutation also holds the session's
@@ -34,7 +35,6 @@ export interface SessionStoreOptions {
 export type { SessionView } from './task.js';
 
 const DEFAULT_TOMBSTONES = 100_000;
-const isGone = (err: unknown): boolean => err instanceof TaskNotFoundError || err instanceof SessionExpiredError;
 
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T } | Promise<{ next: SessionRecord | null; out: T }>;
 
@@ -157,37 +157,14 @@ export class SessionStore {
   async complete(sessionId: string, status: FinalState, result?: string, cascade = false): Promise<{ session: SessionView; activeChildren: SessionView[]; cancelledChildren: SessionView[] }> {
     const now = this.#now();
     const { rec } = await this.#mutate(sessionId, now, true, (r) => ({ next: withTask(r, finishTask(r.task, status, result, now)), out: null }));
-    const activeChildren: SessionView[] = [];
-    const cancelledChildren: SessionView[] = [];
-    if (!cascade) {
-      for (const child of await this.#relatives(rec.childSessions ?? [], now)) if (child.task.state === 'active') activeChildren.push(child);
-      return { session: toView(rec), activeChildren, cancelledChildren };
-    }
-    const seen = new Set<string>([rec.id]);
-    const queue = [...(rec.childSessions ?? [])];
-    for (let id = queue.shift(); id !== undefined; id = queue.shift()) {
-      if (seen.has(id)) continue; // only a hand-edited file could make a cycle; never loop on one
-      seen.add(id);
-      try {
-        const done = await this.#mutate(id, now, false, (r) => (r.task.state === 'active'
-          ? { next: withTask(r, finishTask(r.task, 'cancelled', undefined, now)), out: true }
-          : { next: null, out: false }));
-        if (done.out) cancelledChildren.push(toView(done.rec));
-        queue.push(...(done.rec.childSessions ?? []));
-      } catch (err) {
-        if (!isGone(err)) throw err;
-      }
-    }
-    return { session: toView(rec), activeChildren, cancelledChildren };
+    return { session: toView(rec), ...await settleChildren(rec, cascade, now, this.#family(now)) };
   }
 
   /** Parent and children with their mode and state; relatives that expired are omitted. */
   async hierarchy(sessionId: string): Promise<{ parent?: SessionView; children: SessionView[] }> {
     const now = this.#now();
     const rec = await this.#exclusive(sessionId, () => this.#access(sessionId, now));
-    const [parent] = rec.parentSession === undefined ? [] : await this.#relatives([rec.parentSession], now);
-    const children = await this.#relatives(rec.childSessions ?? [], now);
-    return parent === undefined ? { children } : { parent, children };
+    return relativesOf(rec, this.#family(now));
   }
 
   /** Removes expired sessions (and their files) in slices, letting other work run in between. */
@@ -288,16 +265,12 @@ export class SessionStore {
   }
 
   /** Views of relatives that still exist, in order; looking at them is not an access. */
-  async #relatives(ids: readonly string[], now: number): Promise<SessionView[]> {
-    const out: SessionView[] = [];
-    for (const id of ids) {
-      try {
-        out.push(toView(await this.#exclusive(id, () => this.#load(id, now))));
-      } catch (err) {
-        if (!isGone(err)) throw err;
-      }
-    }
-    return out;
+  /** What the family walk (src/tasks/family.ts) needs: reads and changes that do not count as accesses. */
+  #family(now: number): FamilyAccess {
+    return {
+      views: (ids) => existingViews(ids, (id) => this.#exclusive(id, () => this.#load(id, now))),
+      change: (id, change) => this.#mutate(id, now, false, change),
+    };
   }
 
   /** Read-modify-write of one session under its chain (and lock file); `next: null` writes nothing. */

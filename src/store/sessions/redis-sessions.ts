@@ -14,7 +14,7 @@ import { RedisError } from '../redis/errors.js';
 import type { RedisArg, RespValue } from '../redis/resp.js';
 import type { RedisScript } from '../redis/script.js';
 import type { TaskSessionStore } from './api.js';
-import { existingViews, relativesOf, settleChildren, type FamilyAccess } from './family.js';
+import { existingViews, relativesOf, settleChildren, type FamilyAccess } from '../../tasks/family.js';
 import {
   contention, goneError, loadedOf, malformed, redisFailure, statusOf, sweepIds, versionOf,
   type Loaded, type Status, type StoreContext,

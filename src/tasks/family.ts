@@ -1,7 +1,7 @@
 // What a finished task does to its relatives and how they are shown, for any session store: the
 // active children listed, or every active descendant cancelled. It never reads or writes a store itself.
-import { SessionExpiredError, TaskNotFoundError } from '../../rpc/errors.js';
-import { finishTask, toView, withTask, type SessionRecord, type SessionView } from '../../tasks/task.js';
+import { SessionExpiredError, TaskNotFoundError } from '../rpc/errors.js';
+import { finishTask, toView, withTask, type SessionRecord, type SessionView } from './task.js';
 
 /** What the walk needs of a store; none of it counts as an access. */
 export interface FamilyAccess {
