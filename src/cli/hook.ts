@@ -1,7 +1,8 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
 import { resolve } from 'node:path';
-import { loadCatalogue, loadOneMode, type Catalogue } from '../modes/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
+import { loadOneMode } from '../modes/one-mode.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
@@ -155,7 +156,7 @@ const problemsOf = (catalogue: Catalogue): string => {
 };
 
 /**
- * `--mode SLUG`: only the files that can define it are parsed (loadOneMode in src/modes/catalogue.ts).
+ * `--mode SLUG`: only the files that can define it are parsed (loadOneMode in src/modes/one-mode.ts).
  * When no source has it, the whole catalogue is loaded to list the modes and the problems.
  */
 async function namedMode(sources: Sources, slug: string): Promise<CompiledMode | string> {

@@ -1,7 +1,8 @@
 // The hooks' one door to validate_tool_use's rules, applied to one event for the command hook and
 // the HTTP endpoint alike, and the answers each host reads. It never adds a rule of its own.
 import { isAbsolute, relative, resolve, sep } from 'node:path';
-import { mayDefineSlug, readLayerText, type Catalogue } from '../modes/catalogue.js';
+import { readLayerText, type Catalogue } from '../modes/catalogue.js';
+import { mayDefineSlug } from '../modes/one-mode.js';
 import { checkTool, type CompiledMode, type PermissionDecision } from '../modes/permissions.js';
 import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
 import { pathsOf, type ToolEvent } from './event.js';

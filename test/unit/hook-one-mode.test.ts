@@ -1,4 +1,4 @@
-// The hook's one-mode load (loadOneMode, src/modes/catalogue.ts) against the whole catalogue: for every fixture mode
+// The hook's one-mode load (loadOneMode, src/modes/one-mode.ts) against the whole catalogue: for every fixture mode
 // file (and the real-world corpus when it is beside us), every slug, the same mode and the same decisions.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -6,7 +6,8 @@ import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promis
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { loadCatalogue, loadOneMode, mayDefineSlug, type ModeSourcesConfig } from '../../src/modes/catalogue.js';
+import { loadCatalogue, type ModeSourcesConfig } from '../../src/modes/catalogue.js';
+import { loadOneMode, mayDefineSlug } from '../../src/modes/one-mode.js';
 import type { CompiledMode } from '../../src/modes/permissions.js';
 import { cleanRooText } from '../../src/modes/mode-file.js';
 import { convertLegacyRoles } from '../../src/modesets/legacy.js';
