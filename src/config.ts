@@ -9,6 +9,7 @@ import { LOG_LEVELS, parseLogLevel, type LogLevel } from './log.js';
 import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
 import { depthMessage, tooDeep } from './rpc/json-bounds.js';
+import { parseRedisUrl } from './store/redis/url.js';
 
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
@@ -23,6 +24,8 @@ export interface ServerConfig {
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;
   };
   http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null } & HttpConfigBounds;
+  /** url null: state stays in this process; a Redis URL: shared by every server using it (src/store/). */
+  store: { url: string | null; prefix: string };
 }
 
 /** A bad flag, file or value: main prints the message as one line and exits 2. */
@@ -84,6 +87,7 @@ const FLAGS: Record<string, [path: string[], hasValue: boolean]> = {
   '--path': [['http', 'path'], true],
   // A list (see originList); repeating the flag adds to it.
   '--allowed-origins': [['http', 'allowed_origins'], true],
+  '--store': [['store', 'url'], true],
 };
 const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
 
@@ -180,6 +184,7 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   str('ROO_MODES_SESSIONS_DIR', ['sessions', 'persistence', 'storage_path']);
   if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
   str('ROO_MODES_HTTP_TOKEN', ['http', 'token']);
+  str('ROO_MODES_STORE', ['store', 'url']);
   checkHttpToken(isObject(out.http) ? out.http.token : undefined, 'ROO_MODES_HTTP_TOKEN');
   const origins = env.ROO_MODES_HTTP_ALLOWED_ORIGINS;
   if (origins !== undefined && origins !== '') setPath(out, ['http', 'allowed_origins'], originList(origins, 'ROO_MODES_HTTP_ALLOWED_ORIGINS'));
@@ -226,10 +231,24 @@ export async function loadConfig(
   if (!parseLogLevel(config.logging.level)) {
     throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (${LOG_LEVELS.join(', ')})`);
   }
+  checkStoreUrl(config.store.url);
   if ((config.ipc.host === null) !== (config.ipc.port === null)) {
     throw new ConfigError('ipc.host and ipc.port (ROO_IPC_HOST / ROO_IPC_PORT) must be given together');
   }
   return resolvePaths(config, cwd);
+}
+
+/** A store URL is read before serving, so a typo stops the start instead of every later request. */
+function checkStoreUrl(url: string | null): void {
+  if (url === null) return;
+  try { parseRedisUrl(url); } catch (err) {
+    throw new ConfigError(`store.url (--store / ROO_MODES_STORE): ${(err as Error).message}`);
+  }
+}
+
+/** A URL with its password (and user) hidden, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
 }
 
 /**

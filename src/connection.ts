@@ -13,6 +13,7 @@ import type { LogSink, Logger } from './log.js';
 import type { Services } from './services.js';
 import type { ModeRegistry } from './modes/registry.js';
 import type { ToolListing } from './mcp/tools.js';
+import type { SharedStore } from './store/shared-store.js';
 
 /** One wired connection: the transport feeds `incoming`, drains `outgoing`, and awaits `done`. */
 export interface Connection {
@@ -47,6 +48,7 @@ export class Core {
   #services: Promise<Services> | null = null;
   #modes: Promise<ModeRegistry> | null = null;
   #listing: Promise<ToolListing> | null = null;
+  #store: Promise<SharedStore> | null = null;
 
   constructor(readonly config: ServerConfig, readonly version: string, readonly sink: LogSink, readonly log: Logger) {
     // Each connection has its own view of the sink (its own forward); records reach all of them.
@@ -62,6 +64,15 @@ export class Core {
         // Only a fallback: McpServer passes its own connection's revision to list().
         protocolVersion: () => LATEST_PROTOCOL_VERSION,
       })));
+  }
+
+  /**
+   * The shared store (store.url set), created once; null when state stays in this process. It
+   * connects in the background: callers get the store at once and its errors say when Redis is down.
+   */
+  store(): Promise<SharedStore> | null {
+    if (this.config.store.url === null) return null;
+    return (this.#store ??= import('./store/shared-store.js').then(({ SharedStore }) => new SharedStore(this.config, this.log.child('store'))));
   }
 
   /**
@@ -81,8 +92,15 @@ export class Core {
         convertDocument: convertLegacyRoles,
         agentRules: this.config.prompts.use_agent_rules,
       }, this.log.child('modes'));
+      // With a shared store, other servers' changes arrive as a reload here, and what this process
+      // noticed (its own writes, its watchers) is published for them; each announces only its own diff.
+      const store = await this.store();
+      const fanout = store?.fanout((c) => { void registry.reloadForPeer(c.promptsChanged === true); }, () => { void registry.reloadForPeer(false); });
       // Watchers first, then the first load: an edit made while loading is then never missed.
-      await registry.watch((e) => { for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true); });
+      await registry.watch((e) => {
+        for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true);
+        if (!e.peer) fanout?.publish(e).catch((err: unknown) => this.log.warn(`could not announce a mode change to the other servers: ${(err as Error).message}`));
+      });
       await registry.load();
       return registry;
     });
@@ -143,5 +161,7 @@ export class Core {
     await s?.close();
     const modes = this.#modes ? await this.#modes.catch(() => null) : null;
     modes?.close();
+    const store = this.#store ? await this.#store.catch(() => null) : null;
+    store?.close();
   }
 }

@@ -15,7 +15,8 @@ const AGENT_FILE_NAMES: ReadonlySet<string> = new Set([...AGENT_RULES_FILES.main
 
 export type { ModeSourcesConfig } from './catalogue.js';
 /** `promptsChanged`: a file every composed prompt reads (AGENTS.md…) changed, though no mode did. */
-export type ModesChange = { changedSlugs: string[]; listChanged: boolean; promptsChanged?: boolean };
+/** `peer`: found by a reload another server asked for (reloadForPeer); that server announces it to the others. */
+export type ModesChange = { changedSlugs: string[]; listChanged: boolean; promptsChanged?: boolean; peer?: true };
 
 /** Editors save in bursts (truncate, write, rename); one reload per burst is enough. */
 const DEBOUNCE_MS = 75;
@@ -65,6 +66,16 @@ export class ModeRegistry {
     await this.#enqueue(true);
   }
 
+  /**
+   * Reloads because another server sharing these files announced a change (the shared store): a
+   * watcher here may not see writes made on another host. Listeners hear only of what differs from
+   * what this process already had, so a change it saw itself is not announced twice.
+   */
+  async reloadForPeer(promptsChanged: boolean): Promise<void> {
+    if (promptsChanged) this.#agentsTouched = true;
+    await this.#enqueue(true, false, true);
+  }
+
   /** Switches to another project (or none) and reloads; listeners hear about the difference. */
   async setProjectRoot(root: string | null): Promise<void> {
     this.#config = { ...this.#config, projectRoot: root };
@@ -95,16 +106,16 @@ export class ModeRegistry {
   }
 
   /** Reloads run one after another; a watch-triggered one that has not started yet absorbs later events. */
-  #enqueue(notify: boolean, fromWatch = false): Promise<void> {
+  #enqueue(notify: boolean, fromWatch = false, peer = false): Promise<void> {
     const run = this.#chain.then(() => {
       if (fromWatch) this.#queued = false;
-      return this.#reload(notify);
+      return this.#reload(notify, peer);
     });
     this.#chain = run.catch(() => undefined);
     return run;
   }
 
-  async #reload(notify: boolean): Promise<void> {
+  async #reload(notify: boolean, peer = false): Promise<void> {
     if (this.#closed) return;
     const promptsChanged = this.#agentsTouched;
     this.#agentsTouched = false;
@@ -123,6 +134,7 @@ export class ModeRegistry {
     if (!notify) return;
     const change: ModesChange = diffCatalogues(before, after);
     if (promptsChanged) change.promptsChanged = true;
+    if (peer) change.peer = true;
     if (change.changedSlugs.length === 0 && !change.listChanged && !promptsChanged) return;
     // Debug, not info: a mode-set call reloads too, and the client hears of it through list_changed.
     this.#log.debug(`modes reloaded; changed: ${change.changedSlugs.join(', ') || (change.listChanged ? '(order only)' : '(agent rules only)')}`);

@@ -1,0 +1,91 @@
+// The shared store of `--store redis://…`: one owner for the Redis connection and the modules that
+// use it (task sessions, HTTP session records, the SSE event log, mode-file leases, change fan-out),
+// created once per process by the core. It never decides what to store; its modules do.
+import { randomBytes } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { ServerConfig } from '../config.js';
+import { redactUrl } from '../config.js';
+import type { Logger } from '../log.js';
+import type { ModesChange } from '../modes/registry.js';
+import { ChangeFanout } from './change-fanout.js';
+import { RedisEventLog } from './event-log.js';
+import { RedisLeaseLock } from './mode-file-lease.js';
+import { RedisClient } from './redis/client.js';
+import { RedisSessionStore } from './sessions/redis-sessions.js';
+
+export class SharedStore {
+  /** This process among the replicas: random per start, shown in lease holders and fan-out messages. */
+  readonly replicaId = randomBytes(6).toString('hex');
+  readonly client: RedisClient;
+  readonly prefix: string;
+  readonly events: RedisEventLog;
+  readonly leases: RedisLeaseLock;
+  /** The URL without its credentials, for messages. */
+  readonly shownUrl: string;
+  readonly #url: string;
+  readonly #log: Logger;
+  readonly #closers: (() => void)[] = [];
+
+  /** Starts connecting at once and reconnects by itself; nothing waits for the first connection. */
+  constructor(readonly config: ServerConfig, log: Logger) {
+    const url = config.store.url;
+    if (url === null) throw new TypeError('SharedStore needs store.url');
+    this.#url = url;
+    this.#log = log;
+    this.shownUrl = redactUrl(url);
+    this.prefix = config.store.prefix;
+    this.client = new RedisClient({ url });
+    this.#closers.push(() => this.client.close());
+    // Told once per change of state, not per failed attempt: an outage is two lines in the log.
+    let down = false;
+    this.client.onState((e) => {
+      if (e.state === 'connected') {
+        log[down ? 'warn' : 'info'](`${down ? 'reconnected to' : 'connected to'} the store ${this.shownUrl} (replica ${this.replicaId})`);
+        down = false;
+      } else if (e.state === 'disconnected' && !down) {
+        down = true;
+        log.warn(`lost the store ${this.shownUrl}: ${e.error.message}; tools that need it answer "retry later" until it is back`);
+      }
+    });
+    this.events = new RedisEventLog(this.client, { prefix: this.prefix });
+    this.leases = new RedisLeaseLock(this.client, { replica: this.replicaId, prefix: this.prefix });
+  }
+
+  /** Task sessions on Redis, with the configured timeout and sweep. */
+  taskSessions(log: Logger): RedisSessionStore {
+    const s = this.config.sessions;
+    return new RedisSessionStore({
+      redis: this.client, prefix: this.prefix, timeoutSeconds: s.timeout, cleanupIntervalSeconds: s.cleanup_interval, log,
+    });
+  }
+
+  /**
+   * Other replicas' mode changes reach `onChange`; `onResync` runs after the subscription came
+   * back from a loss (messages may have been missed). Subscribes in the background: a Redis that
+   * is down at start is waited for, and the subscriber reconnects by itself.
+   */
+  fanout(onChange: (change: ModesChange) => void, onResync: () => void): ChangeFanout {
+    const fanout = new ChangeFanout({
+      client: this.client, redis: { url: this.#url }, replicaId: this.replicaId, prefix: this.prefix,
+      log: this.#log, onChange: (c) => onChange(c), onResync,
+    });
+    const stop = new AbortController();
+    this.#closers.push(() => { stop.abort(); fanout.close(); });
+    // The first subscribe waits for a connection; one that fails (Redis went away again) is tried
+    // again, as the subscriber only re-takes subscriptions Redis once confirmed.
+    void (async () => {
+      for (let pause = 100; !stop.signal.aborted; pause = Math.min(2 * pause, 5000)) {
+        try { await fanout.start(); return; } catch (err) {
+          if (stop.signal.aborted) return;
+          this.#log.debug('could not subscribe to mode changes yet', err);
+          await sleep(pause, undefined, { signal: stop.signal }).catch(() => undefined);
+        }
+      }
+    })();
+    return fanout;
+  }
+
+  close(): void {
+    for (const close of this.#closers.splice(0).reverse()) close();
+  }
+}
