@@ -166,3 +166,30 @@ test('the store URL is checked before serving, and its password is never echoed'
   assert.match(env.stderr, /store\.url/);
   assert.doesNotMatch(env.stderr, /s3cret-pass/);
 });
+
+test('a server killed with SIGKILL mid-burst loses no acknowledged session change: another server has every one, once', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const project = tempDir(t);
+  const [a, b] = await Promise.all([0, 1].map(() => startHttp(t, ['--project-root', project, '--store', redis.url])));
+  const made = await call(a!, 1, 'create_task', { mode_slug: 'code' });
+  const sid = (made.result as { structuredContent: { session_id: string } }).structuredContent.session_id;
+  const acknowledged: string[] = [];
+  const burst = Array.from({ length: 200 }, (_, i) => (async () => {
+    const reason = `step-${i}`;
+    try {
+      const m = await call(a!, 100 + i, 'switch_mode', { session_id: sid, new_mode_slug: i % 2 ? 'code' : 'ask', reason });
+      if (m.error === undefined) acknowledged.push(reason);
+    } catch { /* the connection died with the server: not acknowledged */ }
+  })());
+  // Killed once some changes are acknowledged and more are still in flight.
+  const deadline = Date.now() + 10_000;
+  while (acknowledged.length < 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  a!.kill();
+  await Promise.all(burst);
+  assert.ok(acknowledged.length >= 20, `changes acknowledged before the kill: ${acknowledged.length}`);
+  const info = await call(b!, 2, 'get_task_info', { session_id: sid });
+  const history = (info.result as { structuredContent: { task: { mode_history: { reason?: string }[] } } }).structuredContent.task.mode_history;
+  const reasons = history.map((h) => h.reason);
+  for (const r of acknowledged) assert.equal(reasons.filter((x) => x === r).length, 1, `${r} is in the history once`);
+  assert.equal(new Set(reasons).size, reasons.length, 'no change applied twice');
+});
