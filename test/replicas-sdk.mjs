@@ -57,7 +57,7 @@ try {
     assert.notEqual(result.isError, true, `${name}: ${JSON.stringify(result.content)}`);
     const meta = result.structuredContent ?? result.metadata;
     check(meta);
-    console.log(`replicas-sdk: ${name} ok (replica ${proxy.served.at(-1)?.replica})`);
+    console.log(`replicas-sdk: ${name} ok (replica ${proxy.served.findLast((s) => s.method === 'POST')?.replica})`);
     return meta;
   };
   const { tools } = await client.listTools();
