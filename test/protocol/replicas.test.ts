@@ -8,7 +8,7 @@ import { readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RedisClient } from '../../src/store/redis/client.js';
 import { ownRedisMissing, redisMissing, startRedis, testRedis, within, type TestRedis } from '../redis-server.js';
-import { startProxy, startReplicas, until, type Replica, type RoundRobinProxy } from '../replicas.js';
+import { startProxy, startReplicas, storeReady, until, type Replica, type RoundRobinProxy } from '../replicas.js';
 import { tempDir, type Msg } from './harness.js';
 import { HttpEndpoint, META_2026, type Reply } from './http-harness.js';
 
@@ -36,18 +36,6 @@ function cluster(): Promise<Cluster> {
     const proxy = await startProxy(fileScope, replicas);
     return { redis, project, prefix, replicas, proxy, client: new HttpEndpoint(proxy.url) };
   })());
-}
-
-/**
- * Waits until `r` answers a call that needs the store with the store's answer (-32002 for an id
- * never created) rather than "retry later": a replica prints its ready line before it reached Redis.
- */
-async function storeReady(r: Replica): Promise<void> {
-  const direct = new HttpEndpoint(r.url);
-  await until(`replica ${r.index} to reach the store`, async () => {
-    const o = await call(direct, 'get_task_info', { session_id: 'ses_000000000000000000000000' });
-    return !o.ok && o.code === -32002 ? true : undefined;
-  }, 15_000, 50);
 }
 
 // ---- calls
