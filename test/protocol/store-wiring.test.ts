@@ -49,8 +49,12 @@ test('mode-file writes from two servers on one store take turns under the lease:
   const file = readFileSync(join(project, '.roomodes'), 'utf8');
   for (const slug of slugs) assert.match(file, new RegExp(`slug: ${slug}\\b`), `${slug} in .roomodes`);
   assert.equal(existsSync(join(project, '.roomodes.lock')), false, 'the host lock file is not used with a store');
+  // Mode-set writes take their turn under the store's lease as well (a pid lock file means nothing to another host).
+  const sets = await Promise.all([a!, b!].map((s, i) => call(s, 50 + i, 'orchestrator_mode_create', { mode_name: `set${i}` })));
+  for (const m of sets) assert.equal((m.result as { isError?: boolean } | undefined)?.isError, undefined, text(m));
+  assert.equal(existsSync(join(project, '.task_orchestrator', '.modesets.lock')), false, 'no mode-set lock file either');
   const keys = await (await client(t, redis.url)).command('KEYS', 'rms:fence:*');
-  assert.ok(Array.isArray(keys) && keys.length === 1, `one fence counter for the project's .roomodes: ${JSON.stringify(keys)}`);
+  assert.ok(Array.isArray(keys) && keys.length === 2, `fence counters for .roomodes and the mode sets: ${JSON.stringify(keys)}`);
 });
 
 test('a write waits while another replica holds the lease, then goes on', { skip: redisMissing }, async (t) => {
