@@ -15,6 +15,9 @@ import { checkRequest, type Gate } from './security.js';
 import { LegacySession } from './session.js';
 import { ConnectionGate } from './sockets.js';
 import { parseEventId } from './sse.js';
+import { SharedSessions } from './shared-sessions.js';
+import { ResumeRefusedError, type Replay } from '../store/event-log.js';
+import type { McpSessionNews } from '../store/mcp-sessions.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
 import { meteredResponse, UnreadLedger } from './unread.js';
 import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendRpcError } from './wire.js';
@@ -40,6 +43,10 @@ export class HttpDoor {
   readonly #sweeper: NodeJS.Timeout;
   readonly #conns: ConnectionGate;
   readonly #unread: UnreadLedger;
+  /** With --store: sessions kept in Redis and served by any replica (null: this process alone holds them). */
+  readonly #shared: Promise<SharedSessions> | null;
+  /** Copies being made of sessions started elsewhere: concurrent requests of one session share one. */
+  readonly #copying = new Map<string, Promise<LegacySession | null>>();
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
     const b = o.bounds;
@@ -66,6 +73,11 @@ export class HttpDoor {
     this.server.timeout = b.idleTimeoutMs;
     this.server.on('connection', (socket: Socket) => this.#conns.admit(socket));
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, HTTP.sessionIdleMs)).unref();
+    this.#shared = core.store()?.then((store) => {
+      const shared = new SharedSessions(store, core, core.log.child('http'));
+      shared.listen((news) => this.#news(news), () => this.#resync());
+      return shared;
+    }) ?? null;
   }
 
   get sessions(): number { return this.#sessions.size; }
@@ -97,18 +109,94 @@ export class HttpDoor {
     }
   }
 
-  /** The session named by Mcp-Session-Id; answers 400/404 itself and returns null when there is none. */
-  #session(req: IncomingMessage, res: ServerResponse, id: RequestId | null): LegacySession | null {
+  /**
+   * The session named by Mcp-Session-Id; answers 400/404 (and 503 when the store is down) itself
+   * and returns null when there is none. With --store the record decides: a session held here is
+   * checked to be still live (its TTL refreshed), one held elsewhere is copied from its record.
+   */
+  async #session(req: IncomingMessage, res: ServerResponse, id: RequestId | null): Promise<LegacySession | null> {
     const sid = header(req, 'mcp-session-id');
     if (sid === undefined) { sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, 'Bad Request: Mcp-Session-Id header is required (send initialize first)'); return null; }
-    const session = this.#sessions.get(sid);
-    if (!session || session.closed) { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; }
+    const notFound = (): null => { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; };
+    let session = this.#sessions.get(sid);
+    if (this.#shared) {
+      const shared = await this.#shared;
+      try {
+        if (session && !session.closed) {
+          if (!(await shared.records.touch(sid))) { this.#forget(session); return notFound(); }
+        } else {
+          session = (await this.#copy(shared, sid)) ?? undefined;
+          if (session === undefined) return notFound();
+        }
+      } catch (err) {
+        if (err instanceof TypeError) return notFound(); // not an id this server hands out
+        shared.refuse(res, id, 'finding the session', err);
+        return null;
+      }
+    }
+    if (!session || session.closed) return notFound();
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${PROTOCOL_VERSIONS.join(', ')})`);
       return null;
     }
     return session;
+  }
+
+  /** Makes (once, however many requests ask at the same time) this replica's copy of a session started elsewhere. */
+  #copy(shared: SharedSessions, sid: string): Promise<LegacySession | null> {
+    let making = this.#copying.get(sid);
+    if (!making) {
+      making = (async () => {
+        const rec = await shared.records.load(sid);
+        if (rec === null || !(await shared.records.touch(sid))) return null;
+        const held = this.#sessions.get(sid);
+        if (held && !held.closed) return held;
+        if (this.#sessions.size >= HTTP.maxSessions) this.#sweep(true);
+        const session = shared.copy(sid, rec, this.#streams, this.o.bounds.drainGraceMs);
+        this.#hold(session);
+        return session;
+      })().finally(() => this.#copying.delete(sid));
+      this.#copying.set(sid, making);
+    }
+    return making;
+  }
+
+  #hold(session: LegacySession): void {
+    this.#sessions.set(session.id, session);
+    void session.conn.done.then(() => { if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id); });
+  }
+
+  /** Closes this replica's copy (the session ended, or its record is gone). */
+  #forget(session: LegacySession): void {
+    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    void session.close();
+  }
+
+  /** Another replica ended a session or changed its state: close or refresh the copy held here. */
+  #news(news: McpSessionNews): void {
+    const session = this.#sessions.get(news.sid);
+    if (!session) return;
+    if (news.what === 'ended') { this.#forget(session); return; }
+    void this.#refresh(session);
+  }
+
+  /** After a lost subscription (news may have been missed): every copy re-reads its record. */
+  #resync(): void {
+    for (const session of this.#sessions.values()) void this.#refresh(session);
+  }
+
+  async #refresh(session: LegacySession): Promise<void> {
+    if (!this.#shared) return;
+    const shared = await this.#shared;
+    try {
+      const rec = await shared.records.load(session.id);
+      if (rec === null) this.#forget(session);
+      else shared.apply(session, rec);
+    } catch (err) {
+      // The next request of the session checks the record again.
+      this.core.log.warn(`could not refresh MCP session ${session.id.slice(0, 8)}… from the store: ${(err as Error).message}`);
+    }
   }
 
   async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -141,13 +229,15 @@ export class HttpDoor {
     const modern = sid === undefined && method !== undefined && (isModern(header(req, 'mcp-protocol-version')) || (method !== 'initialize' && claimsStateless(method, params)));
     if (modern) return this.#stateless(req, res, value, method, id, params);
     if (sid === undefined && method === 'initialize' && id !== null) {
+      if (this.#shared) this.#sweep(true);
       if (this.#sessions.size >= HTTP.maxSessions) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many sessions (${HTTP.maxSessions}); end one with DELETE or try later`);
-      const session = new LegacySession(this.core, this.#streams, this.o.bounds.drainGraceMs);
-      this.#sessions.set(session.id, session);
-      void session.conn.done.then(() => { this.#sessions.delete(session.id); });
+      const session = this.#shared
+        ? (await this.#shared).create(this.#streams, this.o.bounds.drainGraceMs)
+        : new LegacySession(this.core, this.#streams, this.o.bounds.drainGraceMs);
+      this.#hold(session);
       return session.request(id, value, res, want, undefined);
     }
-    const session = this.#session(req, res, id);
+    const session = await this.#session(req, res, id);
     if (!session) return;
     if (method !== undefined && id !== null) {
       if (session.hasPending(id)) return sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, `Invalid Request: request id ${JSON.stringify(id)} is still in flight in this session`);
@@ -168,30 +258,77 @@ export class HttpDoor {
     return runStateless(this.core, req, res, id, value, this.#statelessOpen).finally(() => { this.#streams.count--; });
   }
 
-  #get(req: IncomingMessage, res: ServerResponse): void {
+  async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (isModern(header(req, 'mcp-protocol-version'))) { res.writeHead(405, { allow: 'POST' }).end(); return; }
     if (!accepts(req).sse) { sendRpcError(res, 406, null, ERROR_CODES.INVALID_REQUEST, 'Not Acceptable: GET opens a text/event-stream'); return; }
-    const session = this.#session(req, res, null);
+    const session = await this.#session(req, res, null);
     if (!session) return;
     if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
+    if (this.#shared) return this.#sharedGet(await this.#shared, session, res, last);
     const resume = last === undefined ? null : parseEventId(last);
     if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
     const opened = session.openStream(res, resume);
     if (opened !== true) sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `cannot resume from Last-Event-ID ${JSON.stringify(last)}: ${opened}`);
   }
 
+  /**
+   * GET with --store: the stream lives in the event log under the session, named in its record, so
+   * any replica resumes it. Refusals are answered before anything changes; then the record names
+   * this replica as the one that delivers the session's notifications, and delivery starts.
+   */
+  async #sharedGet(shared: SharedSessions, session: LegacySession, res: ServerResponse, last: string | undefined): Promise<void> {
+    const sid = session.id;
+    try {
+      const rec = await shared.records.load(sid);
+      if (rec === null) { this.#forget(session); sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return; }
+      let replay: Replay | null = null;
+      let after: number | null = null;
+      let token = rec.getStream;
+      if (last !== undefined) {
+        // An id of no stream at all is malformed; one of a stream this session never had is unknown.
+        if (parseEventId(last) === null || token === null) throw new ResumeRefusedError(parseEventId(last) === null ? 'malformed' : 'unknown_stream', last);
+        replay = await shared.store.events.replay(sid, last, token);
+        after = Number(last.trim().slice(last.trim().lastIndexOf('-') + 1));
+      }
+      token ??= shared.store.events.newStream();
+      if (!(await shared.records.change(sid, { getStream: token, getHolder: shared.replicaId }))) {
+        this.#forget(session);
+        sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one');
+        return;
+      }
+      shared.apply(session, rec);
+      session.openLogged(res, token, replay, after);
+    } catch (err) {
+      if (err instanceof ResumeRefusedError) {
+        sendRpcError(res, err.status, null, ERROR_CODES.INVALID_REQUEST, err.status === 400 ? `Bad Request: ${err.message}` : err.message);
+        return;
+      }
+      shared.refuse(res, null, 'opening the GET stream', err);
+    }
+  }
+
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (isModern(header(req, 'mcp-protocol-version')) && header(req, 'mcp-session-id') === undefined) { res.writeHead(405, { allow: 'POST' }).end(); return; }
-    const session = this.#session(req, res, null);
+    const session = await this.#session(req, res, null);
     if (!session) return;
+    if (this.#shared) {
+      // Ended everywhere first: the record goes and every replica closes its copy.
+      const shared = await this.#shared;
+      try { await shared.records.end(session.id); } catch (err) { shared.refuse(res, null, 'ending the session', err); return; }
+    }
     this.#sessions.delete(session.id);
     res.writeHead(200).end();
     await session.close();
   }
 
-  #sweep(): void {
-    const old = Date.now() - HTTP.sessionIdleMs;
+  /**
+   * Closes local sessions idle past the bound. With --store the record's TTL decides a session's
+   * life; `copies` also closes this replica's idle copies early when room is needed (a later
+   * request makes a new copy from the record).
+   */
+  #sweep(copies = false): void {
+    const old = copies && this.#sessions.size >= HTTP.maxSessions ? Date.now() - 1000 : Date.now() - HTTP.sessionIdleMs;
     for (const s of this.#sessions.values()) {
       if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
     }
