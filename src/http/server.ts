@@ -29,6 +29,11 @@ const HTTP = BOUNDS.http;
 /** Request headers a browser client may send (answered on a CORS preflight). */
 const CORS_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
 
+/** This replica holds as many sessions as it may and none is idle: a copy of one more must wait. */
+class SessionsFull extends Error {
+  constructor() { super(`too many sessions held by this server (${HTTP.maxSessions}); try later`); this.name = new.target.name; }
+}
+
 const isModern = (v: string | undefined): boolean => v !== undefined && (MODERN_VERSIONS as readonly string[]).includes(v);
 
 export class HttpDoor {
@@ -130,6 +135,7 @@ export class HttpDoor {
         }
       } catch (err) {
         if (err instanceof TypeError) return notFound(); // not an id this server hands out
+        if (err instanceof SessionsFull) { sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, err.message, undefined, { 'retry-after': String(HTTP.retryAfterS) }); return null; }
         shared.refuse(res, id, 'finding the session', err);
         return null;
       }
@@ -153,6 +159,7 @@ export class HttpDoor {
         const held = this.#sessions.get(sid);
         if (held && !held.closed) return held;
         if (this.#sessions.size >= HTTP.maxSessions) this.#sweep(true);
+        if (this.#sessions.size >= HTTP.maxSessions) throw new SessionsFull();
         const session = shared.copy(sid, rec, this.#streams, this.o.bounds.drainGraceMs);
         this.#hold(session);
         return session;
@@ -297,7 +304,7 @@ export class HttpDoor {
         sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one');
         return;
       }
-      shared.apply(session, rec);
+      shared.apply(session, { ...rec, getStream: token, getHolder: shared.replicaId });
       session.openLogged(res, token, replay, after);
     } catch (err) {
       if (err instanceof ResumeRefusedError) {

@@ -22,7 +22,11 @@ interface Pending {
   progressToken: string | number | undefined;
 }
 
-/** How a session shared between replicas reaches the store (given only with --store). */
+/**
+ * How a session shared between replicas reaches the store (given only with --store). Only the GET
+ * stream is kept in the shared event log; the streams that answer a POST stay in this process, as
+ * without a store: their request runs here, so a client resuming one must come back here.
+ */
 export interface SharedOptions {
   /** The id the session already has (a copy of a session another replica started). */
   id?: string;

@@ -59,7 +59,11 @@ export class SharedSessions {
     const options: SharedOptions = {
       events: this.store.events, log: this.#log,
       keepRecord: (s) => this.records.create(s.id, recordOf(s)),
-      refuse: (res, id, err) => this.refuse(res, id, 'keeping the new session', err),
+      refuse: (res, id, err) => {
+        this.refuse(res, id, 'keeping the new session', err);
+        // A write lost with its connection may still have landed: take it back, best effort (its TTL ends it otherwise).
+        this.records.end(session.id).catch(() => undefined);
+      },
     };
     const session = new LegacySession(this.core, openStreams, graceMs, options);
     session.conn.server.share(this.#link(session.id));
