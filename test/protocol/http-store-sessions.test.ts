@@ -139,11 +139,18 @@ test('the GET stream of a replica killed mid-stream resumes on another with ever
   await refused(`${token}-${last + 50}`, 404, /later than any event/);
 });
 
-test('with Redis stopped a session not held here is a retryable 503, and after Redis is back it is served again without a restart', { skip: ownRedisMissing }, async (t) => {
+test('with Redis stopped the GET stream ends unwritten and a session not held here is a retryable 503, and after Redis is back it is served again without a restart', { skip: ownRedisMissing }, async (t) => {
   // Append-only file on: the restarted Redis still has the session (a real deployment's durability setting).
   const redis = await startRedis(t, { args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
-  const { a, b, sid, h } = await started(t, redis);
+  const { a, b, project, sid, h } = await started(t, redis);
+  const stream = await a.stream('GET', h);
+  assert.equal(stream.res.statusCode, 200);
   await redis.stop();
+  // An event the log cannot keep is never written: the GET response ends instead (the client resumes later).
+  writeFileSync(join(project, '.roomodes'), modesFile('While Redis is down.'));
+  await until('the GET response ending', () => stream.ended);
+  assert.deepEqual(stream.messages, [], 'no event reached the client');
+  assert.match(a.stderr, /GET stream [0-9a-f]{32} of an MCP session ended: .*Last-Event-ID/);
   const down = await b.post(rpc(1, 'tools/call', { name: 'list_modes', arguments: {} }), h);
   assert.equal(down.status, 503, down.body);
   assert.equal(down.headers['retry-after'], '1');
