@@ -15,9 +15,7 @@ import { checkRequest, type Gate } from './security.js';
 import { LegacySession } from './session.js';
 import { ConnectionGate } from './sockets.js';
 import { parseEventId } from './sse.js';
-import { SharedSessions } from './shared-sessions.js';
-import { ResumeRefusedError, type Replay } from '../store/event-log.js';
-import type { McpSessionNews } from '../store/mcp-sessions.js';
+import { SharedSessions, type SessionTable } from './shared-sessions.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
 import { meteredResponse, UnreadLedger } from './unread.js';
 import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendRpcError } from './wire.js';
@@ -28,11 +26,6 @@ const HTTP = BOUNDS.http;
 
 /** Request headers a browser client may send (answered on a CORS preflight). */
 const CORS_HEADERS = 'content-type, accept, authorization, mcp-session-id, mcp-protocol-version, mcp-method, mcp-name, last-event-id';
-
-/** This replica holds as many sessions as it may and none is idle: a copy of one more must wait. */
-class SessionsFull extends Error {
-  constructor() { super(`too many sessions held by this server (${HTTP.maxSessions}); try later`); this.name = new.target.name; }
-}
 
 const isModern = (v: string | undefined): boolean => v !== undefined && (MODERN_VERSIONS as readonly string[]).includes(v);
 
@@ -50,8 +43,6 @@ export class HttpDoor {
   readonly #unread: UnreadLedger;
   /** With --store: sessions kept in Redis and served by any replica (null: this process alone holds them). */
   readonly #shared: Promise<SharedSessions> | null;
-  /** Copies being made of sessions started elsewhere: concurrent requests of one session share one. */
-  readonly #copying = new Map<string, Promise<LegacySession | null>>();
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
     const b = o.bounds;
@@ -78,11 +69,15 @@ export class HttpDoor {
     this.server.timeout = b.idleTimeoutMs;
     this.server.on('connection', (socket: Socket) => this.#conns.admit(socket));
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, HTTP.sessionIdleMs)).unref();
-    this.#shared = core.store()?.then((store) => {
-      const shared = new SharedSessions(store, core, core.log.child('http'));
-      shared.listen((news) => this.#news(news), () => this.#resync());
-      return shared;
-    }) ?? null;
+    const table: SessionTable = {
+      get: (sid) => this.#sessions.get(sid),
+      all: () => this.#sessions.values(),
+      hold: (session) => this.#hold(session),
+      forget: (session) => this.#forget(session),
+      room: () => { this.#sweep(true); return this.#sessions.size < HTTP.maxSessions; },
+      openStreams: this.#streams, graceMs: o.bounds.drainGraceMs,
+    };
+    this.#shared = core.store()?.then((store) => new SharedSessions(store, core, core.log.child('http'), table)) ?? null;
   }
 
   get sessions(): number { return this.#sessions.size; }
@@ -125,20 +120,9 @@ export class HttpDoor {
     const notFound = (): null => { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; };
     let session = this.#sessions.get(sid);
     if (this.#shared) {
-      const shared = await this.#shared;
-      try {
-        if (session && !session.closed) {
-          if (!(await shared.records.touch(sid))) { this.#forget(session); return notFound(); }
-        } else {
-          session = (await this.#copy(shared, sid)) ?? undefined;
-          if (session === undefined) return notFound();
-        }
-      } catch (err) {
-        if (err instanceof TypeError) return notFound(); // not an id this server hands out
-        if (err instanceof SessionsFull) { sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, err.message, undefined, { 'retry-after': String(HTTP.retryAfterS) }); return null; }
-        shared.refuse(res, id, 'finding the session', err);
-        return null;
-      }
+      const found = await (await this.#shared).find(sid, res, id);
+      if (found === 'answered') return null;
+      session = found ?? undefined;
     }
     if (!session || session.closed) return notFound();
     const version = header(req, 'mcp-protocol-version');
@@ -147,26 +131,6 @@ export class HttpDoor {
       return null;
     }
     return session;
-  }
-
-  /** Makes (once, however many requests ask at the same time) this replica's copy of a session started elsewhere. */
-  #copy(shared: SharedSessions, sid: string): Promise<LegacySession | null> {
-    let making = this.#copying.get(sid);
-    if (!making) {
-      making = (async () => {
-        const rec = await shared.records.load(sid);
-        if (rec === null || !(await shared.records.touch(sid))) return null;
-        const held = this.#sessions.get(sid);
-        if (held && !held.closed) return held;
-        if (this.#sessions.size >= HTTP.maxSessions) this.#sweep(true);
-        if (this.#sessions.size >= HTTP.maxSessions) throw new SessionsFull();
-        const session = shared.copy(sid, rec, this.#streams, this.o.bounds.drainGraceMs);
-        this.#hold(session);
-        return session;
-      })().finally(() => this.#copying.delete(sid));
-      this.#copying.set(sid, making);
-    }
-    return making;
   }
 
   #hold(session: LegacySession): void {
@@ -178,32 +142,6 @@ export class HttpDoor {
   #forget(session: LegacySession): void {
     if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
     void session.close();
-  }
-
-  /** Another replica ended a session or changed its state: close or refresh the copy held here. */
-  #news(news: McpSessionNews): void {
-    const session = this.#sessions.get(news.sid);
-    if (!session) return;
-    if (news.what === 'ended') { this.#forget(session); return; }
-    void this.#refresh(session);
-  }
-
-  /** After a lost subscription (news may have been missed): every copy re-reads its record. */
-  #resync(): void {
-    for (const session of this.#sessions.values()) void this.#refresh(session);
-  }
-
-  async #refresh(session: LegacySession): Promise<void> {
-    if (!this.#shared) return;
-    const shared = await this.#shared;
-    try {
-      const rec = await shared.records.load(session.id);
-      if (rec === null) this.#forget(session);
-      else shared.apply(session, rec);
-    } catch (err) {
-      // The next request of the session checks the record again.
-      this.core.log.warn(`could not refresh MCP session ${session.id.slice(0, 8)}… from the store: ${(err as Error).message}`);
-    }
   }
 
   async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -239,7 +177,7 @@ export class HttpDoor {
       if (this.#shared) this.#sweep(true);
       if (this.#sessions.size >= HTTP.maxSessions) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many sessions (${HTTP.maxSessions}); end one with DELETE or try later`);
       const session = this.#shared
-        ? (await this.#shared).create(this.#streams, this.o.bounds.drainGraceMs)
+        ? (await this.#shared).create()
         : new LegacySession(this.core, this.#streams, this.o.bounds.drainGraceMs);
       this.#hold(session);
       return session.request(id, value, res, want, undefined);
@@ -272,47 +210,11 @@ export class HttpDoor {
     if (!session) return;
     if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
-    if (this.#shared) return this.#sharedGet(await this.#shared, session, res, last);
+    if (this.#shared) return (await this.#shared).openGet(session, res, last);
     const resume = last === undefined ? null : parseEventId(last);
     if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
     const opened = session.openStream(res, resume);
     if (opened !== true) sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, `cannot resume from Last-Event-ID ${JSON.stringify(last)}: ${opened}`);
-  }
-
-  /**
-   * GET with --store: the stream lives in the event log under the session, named in its record, so
-   * any replica resumes it. Refusals are answered before anything changes; then the record names
-   * this replica as the one that delivers the session's notifications, and delivery starts.
-   */
-  async #sharedGet(shared: SharedSessions, session: LegacySession, res: ServerResponse, last: string | undefined): Promise<void> {
-    const sid = session.id;
-    try {
-      const rec = await shared.records.load(sid);
-      if (rec === null) { this.#forget(session); sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return; }
-      let replay: Replay | null = null;
-      let after: number | null = null;
-      let token = rec.getStream;
-      if (last !== undefined) {
-        // An id of no stream at all is malformed; one of a stream this session never had is unknown.
-        if (parseEventId(last) === null || token === null) throw new ResumeRefusedError(parseEventId(last) === null ? 'malformed' : 'unknown_stream', last);
-        replay = await shared.store.events.replay(sid, last, token);
-        after = Number(last.trim().slice(last.trim().lastIndexOf('-') + 1));
-      }
-      token ??= shared.store.events.newStream();
-      if (!(await shared.records.change(sid, { getStream: token, getHolder: shared.replicaId }))) {
-        this.#forget(session);
-        sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one');
-        return;
-      }
-      shared.apply(session, { ...rec, getStream: token, getHolder: shared.replicaId });
-      session.openLogged(res, token, replay, after);
-    } catch (err) {
-      if (err instanceof ResumeRefusedError) {
-        sendRpcError(res, err.status, null, ERROR_CODES.INVALID_REQUEST, err.status === 400 ? `Bad Request: ${err.message}` : err.message);
-        return;
-      }
-      shared.refuse(res, null, 'opening the GET stream', err);
-    }
   }
 
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
