@@ -136,9 +136,14 @@ test('with Redis down, store tools answer at once with a retryable error, the ot
   assert.equal((write.error?.data as { written: boolean }).written, false);
   assert.equal(existsSync(join(project, '.roomodes')), false, 'nothing written without the lease');
   // Tools that need no store are not held up.
-  assert.equal((await call(s, 4, 'list_modes', {})).error, undefined);
-  assert.equal((await call(s, 5, 'get_mode_info', { mode_slug: 'code' })).error, undefined);
-  assert.equal((await call(s, 6, 'validate_tool_use', { mode_slug: 'ask', tool_name: 'write_to_file', file_path: 'a.ts' })).error, undefined);
+  const served = (m: Msg): Record<string, unknown> => {
+    const r = m.result as { isError?: boolean; structuredContent?: Record<string, unknown> } | undefined;
+    assert.ok(r && r.isError === undefined && r.structuredContent, text(m));
+    return r.structuredContent;
+  };
+  assert.ok((served(await call(s, 4, 'list_modes', {})).modes as unknown[]).length >= 5);
+  assert.equal(served(await call(s, 5, 'get_mode_info', { mode_slug: 'code' })).slug, 'code');
+  assert.equal(served(await call(s, 6, 'validate_tool_use', { mode_slug: 'ask', tool_name: 'write_to_file', file_path: 'a.ts' })).allowed, false);
   await redis.start();
   // The server reconnects by itself (backoff); poll until the session answers again.
   const deadline = Date.now() + 15_000;
