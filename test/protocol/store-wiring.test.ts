@@ -49,8 +49,12 @@ test('mode-file writes from two servers on one store take turns under the lease:
   const file = readFileSync(join(project, '.roomodes'), 'utf8');
   for (const slug of slugs) assert.match(file, new RegExp(`slug: ${slug}\\b`), `${slug} in .roomodes`);
   assert.equal(existsSync(join(project, '.roomodes.lock')), false, 'the host lock file is not used with a store');
+  // Mode-set writes take their turn under the store's lease as well (a pid lock file means nothing to another host).
+  const sets = await Promise.all([a!, b!].map((s, i) => call(s, 50 + i, 'orchestrator_mode_create', { mode_name: `set${i}` })));
+  for (const m of sets) assert.equal((m.result as { isError?: boolean } | undefined)?.isError, undefined, text(m));
+  assert.equal(existsSync(join(project, '.task_orchestrator', '.modesets.lock')), false, 'no mode-set lock file either');
   const keys = await (await client(t, redis.url)).command('KEYS', 'rms:fence:*');
-  assert.ok(Array.isArray(keys) && keys.length === 1, `one fence counter for the project's .roomodes: ${JSON.stringify(keys)}`);
+  assert.ok(Array.isArray(keys) && keys.length === 2, `fence counters for .roomodes and the mode sets: ${JSON.stringify(keys)}`);
 });
 
 test('a write waits while another replica holds the lease, then goes on', { skip: redisMissing }, async (t) => {
@@ -132,9 +136,14 @@ test('with Redis down, store tools answer at once with a retryable error, the ot
   assert.equal((write.error?.data as { written: boolean }).written, false);
   assert.equal(existsSync(join(project, '.roomodes')), false, 'nothing written without the lease');
   // Tools that need no store are not held up.
-  assert.equal((await call(s, 4, 'list_modes', {})).error, undefined);
-  assert.equal((await call(s, 5, 'get_mode_info', { mode_slug: 'code' })).error, undefined);
-  assert.equal((await call(s, 6, 'validate_tool_use', { mode_slug: 'ask', tool_name: 'write_to_file', file_path: 'a.ts' })).error, undefined);
+  const served = (m: Msg): Record<string, unknown> => {
+    const r = m.result as { isError?: boolean; structuredContent?: Record<string, unknown> } | undefined;
+    assert.ok(r && r.isError === undefined && r.structuredContent, text(m));
+    return r.structuredContent;
+  };
+  assert.ok((served(await call(s, 4, 'list_modes', {})).modes as unknown[]).length >= 5);
+  assert.equal(served(await call(s, 5, 'get_mode_info', { mode_slug: 'code' })).slug, 'code');
+  assert.equal(served(await call(s, 6, 'validate_tool_use', { mode_slug: 'ask', tool_name: 'write_to_file', file_path: 'a.ts' })).allowed, false);
   await redis.start();
   // The server reconnects by itself (backoff); poll until the session answers again.
   const deadline = Date.now() + 15_000;
