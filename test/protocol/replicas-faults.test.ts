@@ -130,7 +130,7 @@ test('a replica killed with SIGKILL mid-burst loses no acknowledged change: the 
   await load.assertKept(c.client);
 });
 
-test('Redis stopped and started under load: precise retryable errors at once, reads keep working, then recovery with no acknowledged write lost', { skip: ownRedisMissing }, async (t) => {
+test('Redis stopped and started under load: precise retryable errors at once, tools without a session keep working, then recovery with no acknowledged write lost', { skip: ownRedisMissing }, async (t) => {
   // Its own Redis with an append-only file synced on every write: what a restart must not lose.
   const redis = await startRedis(t, { args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
   const project = tempDir(t, 'rms-replicas-outage-');
@@ -147,6 +147,8 @@ test('Redis stopped and started under load: precise retryable errors at once, re
     // Reads that need no store are served all along.
     ok(await call(client, 'list_modes'), 'list_modes while Redis is down');
     ok(await call(client, 'get_mode_info', { mode_slug: 'code' }), 'get_mode_info while Redis is down');
+    const check = ok(await call(client, 'validate_tool_use', { mode_slug: 'architect', tool_name: 'write_to_file', file_path: 'src/app.py' }), 'validate_tool_use without a session while Redis is down');
+    assert.equal(check.allowed, false, 'the check without a session still decides');
     const down = await call(client, 'get_task_info', { session_id: sessions[0] });
     assert.equal(down.ok, false, 'a call that needs the store fails while Redis is down');
     await redis.start();
