@@ -195,7 +195,7 @@ export class RoundRobinProxy {
         ures.on('end', () => { res.end(); resolve('forwarded'); });
         // The replica died mid-answer: the client sees its stream cut, as behind a real balancer.
         ures.on('error', () => { res.destroy(); resolve('forwarded'); });
-        ures.on('aborted', () => { res.destroy(); resolve('forwarded'); });
+        ures.on('close', () => { if (!ures.complete) { res.destroy(); resolve('forwarded'); } });
       });
       // The client went away (closed its stream: its cancellation): the replica must see it too.
       res.on('close', () => { if (!res.writableFinished) upstream.destroy(); });

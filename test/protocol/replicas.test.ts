@@ -66,6 +66,9 @@ test('a .roomodes edit and a create_mode through one replica reach listeners on 
     await Promise.all(listeners.map((l) => l.stream.next(pred, `${what} on replica ${l.replica}`, 15_000)));
   };
   const updated = (uri: string) => (m: Msg): boolean => m.method === 'notifications/resources/updated' && (m.params as { uri?: string }).uri === uri;
+  // On one host every replica's watcher sees the shared folder too, so a change reaches a listener
+  // both ways (its own watcher, the writer's announcement): what this proves is every listener
+  // hearing of each change exactly once. The fan-out alone is shown in test/unit/store-change-fanout.test.ts.
   try {
     // 1. A hand edit of the shared file (as a user's editor on any host).
     saveFile(roomodes, modesYaml(['alpha', 'The alpha role.']));
