@@ -99,7 +99,11 @@ export class Core {
       // Watchers first, then the first load: an edit made while loading is then never missed.
       await registry.watch((e) => {
         for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true);
-        if (!e.peer) fanout?.publish(e).catch((err: unknown) => this.log.warn(`could not announce a mode change to the other servers: ${(err as Error).message}`));
+        // A reload another server asked for may also hold a change made here meanwhile, so its diff is
+        // passed on too; servers that have it already find nothing new and stay quiet. Only the
+        // prompts flag of such a reload is not passed on (it was the asker's, and would echo forever).
+        const out = e.peer ? { changedSlugs: e.changedSlugs, listChanged: e.listChanged } : e;
+        if (fanout && (out.changedSlugs.length > 0 || out.listChanged || out.promptsChanged)) fanout.announce(out);
       });
       await registry.load();
       return registry;
@@ -110,12 +114,12 @@ export class Core {
 
   services(): Promise<Services> {
     if (this.#services) return this.#services;
-    this.#services = Promise.all([import('./services.js'), this.modes()]).then(async ([{ Services }, modes]) => {
+    this.#services = Promise.all([import('./services.js'), this.modes(), this.store()]).then(async ([{ Services }, modes, store]) => {
       const s = new Services(this.config, this.log, modes, {
         protocolVersion: (ctx) => ownerOf(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
         progress: (ctx, p, t, m) => ownerOf(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
-      });
+      }, store);
       await s.start(await this.listing());
       return s;
     });

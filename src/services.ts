@@ -1,11 +1,14 @@
 // The server's long-lived state, created once by main and passed down: the mode registry, the
 // session store, the tool registry and (when configured) the Roo IPC bridge. No stage imports it.
 import { homedir } from 'node:os';
+import { isAbsolute, relative, sep } from 'node:path';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
+import type { TaskSessionStore } from './store/sessions/api.js';
+import type { SharedStore } from './store/shared-store.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
@@ -26,15 +29,21 @@ export interface ServicesHooks {
 }
 
 export class Services {
-  readonly sessions: SessionStore;
+  readonly sessions: TaskSessionStore;
   tools!: ToolRegistry;
   #projectRoot: string | null;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
-  /** `modes`: the catalogue, loaded and watched already (the core starts it, often before these services). */
-  constructor(readonly config: ServerConfig, readonly log: Logger, readonly modes: ModeRegistry, private readonly hooks: ServicesHooks) {
+  /**
+   * `modes`: the catalogue, loaded and watched already (the core starts it, often before these services).
+   * `store`: the shared store when one is configured; task sessions then live there.
+   */
+  constructor(readonly config: ServerConfig, readonly log: Logger, readonly modes: ModeRegistry, private readonly hooks: ServicesHooks, readonly store: SharedStore | null = null) {
     this.#projectRoot = config.paths.project_root;
-    this.sessions = new SessionStore({
+    if (store && config.sessions.persistence.enabled) {
+      log.warn(`sessions are kept in the shared store ${store.shownUrl}; the session folder ${config.sessions.persistence.storage_path} is not used`);
+    }
+    this.sessions = store ? store.taskSessions(log.child('sessions')) : new SessionStore({
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
       persistenceDir: config.sessions.persistence.enabled ? config.sessions.persistence.storage_path : null,
@@ -52,6 +61,12 @@ export class Services {
 
   async start(listing: ToolListing): Promise<void> {
     const specs = listing.specs;
+    if (this.store) {
+      const { useLeases } = await import('./authoring/mode-file-lock.js');
+      const leases = this.store.leases;
+      useLeases({ lock: leases, nameOf: (file) => this.#leaseName(file) });
+      this.#closers.push(() => useLeases(null));
+    }
     // A change interrupted by a crash is finished (or its leftovers swept) before any tool writes.
     await this.#tidyModeFiles();
     await this.sessions.init();
@@ -148,6 +163,15 @@ export class Services {
         this.log.warn(`could not tidy the ${scope} mode file`, err);
       }
     }
+  }
+
+  /**
+   * The name every replica gives a mode file's lease: its path inside the project (replicas may
+   * mount the shared project at different places), else the global file's own path.
+   */
+  #leaseName(file: string): string {
+    const rel = relative(this.projectRoot, file);
+    return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel) ? `project:${rel.split(sep).join('/')}` : `path:${file}`;
   }
 
   /** Where the mode files and rules folders of each scope are, for the tools that write them. */

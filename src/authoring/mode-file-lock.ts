@@ -8,6 +8,10 @@ import { LockBusyError } from '../files/pid-lock.js';
 import { UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
 import { finishInterrupted, interrupted, sweepLeftovers, type JournalScope } from './write-journal.js';
+import { withFence } from './turn-fence.js';
+import type { Lease, RedisLeaseLock } from '../store/mode-file-lease.js';
+import { LeaseBusyError } from '../store/mode-file-lease.js';
+import { RedisError } from '../store/redis/errors.js';
 
 /** How long a writer waits for another process's turn before answering "busy". */
 const WAIT_FOR_OTHER_PROCESS_MS = 10_000;
@@ -56,21 +60,92 @@ export interface ModeFileTurn {
   rooDir: string;
 }
 
-/** Runs `fn` in the mode file's turn: finishes an interrupted change first, clears leftovers after. */
-export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o: ModeFileTurn): Promise<T> {
-  const lockPath = `${file}.lock`;
-  const scope: JournalScope = { modeFile: file, rooDir: o.rooDir };
-  return TURNS.run(lockPath, async () => {
+/**
+ * The shared store's leases, set once at start when a store is configured: mode-file turns are
+ * then taken in Redis (every replica sees them) instead of the host-local lock file. `nameOf` gives
+ * the name every replica uses for a file (never a host path where a shared one exists).
+ */
+let LEASES: { lock: RedisLeaseLock; nameOf: (file: string) => string } | null = null;
+
+export function useLeases(leases: { lock: RedisLeaseLock; nameOf: (file: string) => string } | null): void {
+  LEASES = leases;
+}
+
+/** A lease with less than this left is not trusted to cover the rename that follows the check. */
+const LEASE_MARGIN_MS = 2_000;
+
+/** What a turn does inside its lock: finish an interrupted change, make this one, clear leftovers. */
+function inTurn<T>(scope: JournalScope, fn: () => Promise<T>): () => Promise<T> {
+  return async () => {
     await finishInterrupted(scope);
     const out = await fn();
     // Best effort: a leftover that cannot be removed now is tried again after the next write.
     await sweepLeftovers(scope).catch(() => undefined);
     return out;
-  }, {
+  };
+}
+
+/** Runs `fn` in the mode file's turn: finishes an interrupted change first, clears leftovers after. */
+export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o: ModeFileTurn): Promise<T> {
+  const scope: JournalScope = { modeFile: file, rooDir: o.rooDir };
+  if (LEASES) return leased(LEASES, file, inTurn(scope, fn), o.signal);
+  const lockPath = `${file}.lock`;
+  return TURNS.run(lockPath, inTurn(scope, fn), {
     signal: o.signal,
     prepare: () => mkdir(dirname(file), { recursive: true }).then(() => undefined),
     refuse: (err) => lockRefusal(err, lockPath, `the mode file ${file}`, o.signal),
   });
+}
+
+/**
+ * Runs `fn` holding the file's lease; every commit point inside it first checks that the lease is
+ * still this writer's (checkFence), so a writer whose lease ran out writes nothing.
+ */
+async function leased<T>(leases: NonNullable<typeof LEASES>, file: string, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  const name = leases.nameOf(file);
+  const subject = `the mode file ${file}`;
+  let lease: Lease;
+  try {
+    await mkdir(dirname(file), { recursive: true });
+    lease = await leases.lock.acquire(name, { signal });
+  } catch (err) {
+    throw leaseRefusal(err, name, subject, signal);
+  }
+  try {
+    return await withFence(async () => {
+      let holds: boolean;
+      try { holds = await lease.stillHolds(LEASE_MARGIN_MS); } catch (err) { throw leaseRefusal(err, name, subject, signal); }
+      if (!holds) {
+        throw new ValidationError(`Nothing was written to ${subject}: this server's turn at it ran out before the write could finish; retry`, {
+          message: `The lease "${name}" (token ${lease.token}) was no longer this server's, or had under ${LEASE_MARGIN_MS} ms left, at the moment of writing; nothing was written`,
+          error_type: 'busy', retryable: true, written: false, lease: name, recovery_suggestions: ['Retry: the next turn starts from the file as it is now'],
+        });
+      }
+    }, fn);
+  } finally {
+    // A failed release (Redis gone) is harmless: the lease runs out by itself.
+    await lease.release().catch(() => undefined);
+  }
+}
+
+/** A lease that could not be had, as the -32004 answer the file lock gives (busy, cancelled, store unavailable). */
+function leaseRefusal(err: unknown, name: string, subject: string, signal: AbortSignal | undefined): unknown {
+  if (err instanceof LeaseBusyError && !signal?.aborted) {
+    const who = err.holder === null ? 'an earlier request to this server' : `server ${err.holder.replica} (process ${err.holder.pid} on ${err.holder.host})`;
+    return new ValidationError(`Nothing was written to ${subject}: ${who} is changing it; retry in a moment`, {
+      message: `${err.message}; nothing was written`,
+      error_type: 'busy', retryable: true, written: false, lease: name, holder: err.holder,
+      recovery_suggestions: ['Retry in a moment', 'A server that died while holding it releases it within its lease time'],
+    });
+  }
+  if (err instanceof RedisError && !signal?.aborted) {
+    return new ValidationError(`Nothing was written to ${subject}: the shared store that orders writers is unavailable (${err.message})`, {
+      message: `Taking the lease "${name}" failed (${err.kind}): ${err.message}; nothing was written`,
+      error_type: 'store_unavailable', retryable: err.retryable, written: false, lease: name,
+      recovery_suggestions: err.retryable ? ['Retry in a moment: the server reconnects to the store by itself'] : ['Check the store (Redis) and its URL'],
+    });
+  }
+  return lockRefusal(err, `lease ${name}`, subject, signal);
 }
 
 /**
@@ -80,8 +155,10 @@ export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o:
 export async function tidyModeFile(scope: JournalScope): Promise<{ finished: string[] | null; removed: string[] } | null> {
   // Most starts find nothing to do: they then take no lock (and create no lock file).
   if (!(await interrupted(scope)) && (await sweepLeftovers(scope, true)).length === 0) return null;
+  const tidy = async (): Promise<{ finished: string[] | null; removed: string[] }> => ({ finished: await finishInterrupted(scope), removed: await sweepLeftovers(scope) });
   try {
-    return await TRY_ONCE.run(`${scope.modeFile}.lock`, async () => ({ finished: await finishInterrupted(scope), removed: await sweepLeftovers(scope) }));
+    if (LEASES) return await LEASES.lock.run(LEASES.nameOf(scope.modeFile), tidy, { waitMs: 0 });
+    return await TRY_ONCE.run(`${scope.modeFile}.lock`, tidy);
   } catch (err) {
     // Held by a live process, or no folder for the mode file yet: nothing to do here now.
     if (err instanceof LockBusyError || (err instanceof Error && 'code' in err && err.code === 'ENOENT')) return null;

@@ -7,6 +7,7 @@ import { basename, dirname, join, resolve } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { MAX_MODE_FILE_BYTES } from '../modes/catalogue.js';
 import { ValidationError } from '../rpc/errors.js';
+import { checkFence } from './turn-fence.js';
 
 export type Scope = 'project' | 'global';
 
@@ -144,5 +145,5 @@ export async function removeFolder(dir: string): Promise<void> {
 /** Writes a mode file atomically (its folder created if needed). */
 export async function writeModeFile(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, text);
+  await writeFileAtomic(file, text, { beforeReplace: checkFence });
 }

@@ -8,6 +8,7 @@ import { removeFile, syncDirectory, tempSuffix, writeFileAtomic, writeFlushed } 
 import { processAlive } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
+import { checkFence } from './turn-fence.js';
 
 // How it works. Every staged name ends in `<pid>.<random>.tmp` (the journal's `suffix`):
 //   <mode file's folder>/.<mode file>.<suffix>     the new mode file, complete and fsynced
@@ -44,7 +45,8 @@ export async function commitWhole(scope: JournalScope, text: string, folders: re
   const suffix = tempSuffix();
   try {
     await stage(scope, suffix, text, folders);
-    await writeFileAtomic(journalPath(scope), `${JSON.stringify({ format: 1, suffix, rules: folders.map((f) => f.slug) })}\n`);
+    // The journal is the commit point: once written, any writer finishes the change.
+    await writeFileAtomic(journalPath(scope), `${JSON.stringify({ format: 1, suffix, rules: folders.map((f) => f.slug) })}\n`, { beforeReplace: checkFence });
   } catch (err) {
     // Not committed: what was staged goes now rather than waiting for a later sweep.
     for (const f of folders) await rm(stagedDir(scope, f.slug, suffix), { recursive: true, force: true }).catch(() => undefined);

@@ -21,6 +21,8 @@ export interface AtomicWriteOptions {
    * file it replaces, so a rename by another user (root, say) changes none of them.
    */
   keep?: { uid: number; gid: number; mode: number };
+  /** Runs after the temp file is flushed and before it replaces the target; a throw leaves the target as it was. */
+  beforeReplace?: () => Promise<void>;
 }
 
 // Errors meaning "this platform cannot fsync a directory" (Windows, some network file systems),
@@ -86,6 +88,7 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
   const tmp = tempPathFor(target);
   try {
     await writeFlushed(tmp, data, opts);
+    await opts.beforeReplace?.();
     await rename(tmp, target);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);

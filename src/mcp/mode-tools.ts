@@ -7,13 +7,14 @@ import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
 import { describeToolGroups } from '../modes/describe.js';
-import type { SessionStore, SessionView } from '../tasks/sessions.js';
+import type { SessionView } from '../tasks/sessions.js';
+import type { TaskSessionStore } from '../store/sessions/api.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
 
 export interface ModeToolDeps {
   catalogue(): Catalogue;
-  sessions: SessionStore;
+  sessions: TaskSessionStore;
   permissionContext(): { projectRoot: string | null; confineToProjectRoot: boolean };
   systemPrompt(mode: CompiledMode): Promise<string>;
   now(): number;

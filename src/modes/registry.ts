@@ -15,7 +15,7 @@ const AGENT_FILE_NAMES: ReadonlySet<string> = new Set([...AGENT_RULES_FILES.main
 
 export type { ModeSourcesConfig } from './catalogue.js';
 /** `promptsChanged`: a file every composed prompt reads (AGENTS.md…) changed, though no mode did. */
-/** `peer`: found by a reload another server asked for (reloadForPeer); that server announces it to the others. */
+/** `peer`: found by a reload another server asked for (reloadForPeer). */
 export type ModesChange = { changedSlugs: string[]; listChanged: boolean; promptsChanged?: boolean; peer?: true };
 
 /** Editors save in bursts (truncate, write, rename); one reload per burst is enough. */

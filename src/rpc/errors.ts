@@ -93,9 +93,10 @@ export class ModeNotFoundError extends RpcError {
   }
 }
 export class TaskNotFoundError extends RpcError {
-  constructor(sessionId: string) {
-    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${quoteName(sessionId)}. ${SESSION_HINT}`, {
-      message: `No session has the id ${quoteName(sessionId)}. ${SESSION_HINT}`,
+  /** `hint`: where sessions live and what to do, when not in this process (the shared store says its own). */
+  constructor(sessionId: string, hint = SESSION_HINT) {
+    super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${quoteName(sessionId)}. ${hint}`, {
+      message: `No session has the id ${quoteName(sessionId)}. ${hint}`,
       session_id: sessionId,
     });
   }

@@ -7,7 +7,7 @@ import type { ServerConfig } from '../config.js';
 import { redactUrl } from '../config.js';
 import type { Logger } from '../log.js';
 import type { ModesChange } from '../modes/registry.js';
-import { ChangeFanout } from './change-fanout.js';
+import { ChangeFanout, FanoutTooLargeError } from './change-fanout.js';
 import { RedisEventLog } from './event-log.js';
 import { RedisLeaseLock } from './mode-file-lease.js';
 import { RedisClient } from './redis/client.js';
@@ -40,7 +40,7 @@ export class SharedStore {
     let down = false;
     this.client.onState((e) => {
       if (e.state === 'connected') {
-        log[down ? 'warn' : 'info'](`${down ? 'reconnected to' : 'connected to'} the store ${this.shownUrl} (replica ${this.replicaId})`);
+        log.info(`${down ? 'reconnected to' : 'connected to'} the store ${this.shownUrl} (replica ${this.replicaId})`);
         down = false;
       } else if (e.state === 'disconnected' && !down) {
         down = true;
@@ -64,7 +64,7 @@ export class SharedStore {
    * back from a loss (messages may have been missed). Subscribes in the background: a Redis that
    * is down at start is waited for, and the subscriber reconnects by itself.
    */
-  fanout(onChange: (change: ModesChange) => void, onResync: () => void): ChangeFanout {
+  fanout(onChange: (change: ModesChange) => void, onResync: () => void): Announcer {
     const fanout = new ChangeFanout({
       client: this.client, redis: { url: this.#url }, replicaId: this.replicaId, prefix: this.prefix,
       log: this.#log, onChange: (c) => onChange(c), onResync,
@@ -82,10 +82,47 @@ export class SharedStore {
         }
       }
     })();
-    return fanout;
+    return new Announcer(fanout, this.client, this.#log);
   }
 
   close(): void {
     for (const close of this.#closers.splice(0).reverse()) close();
   }
+}
+
+/**
+ * Publishes this server's mode changes. One that cannot be published (the store is down) is owed:
+ * merged with later ones and published when the connection is back, so the others still hear of it.
+ */
+export class Announcer {
+  #owed: ModesChange | null = null;
+
+  constructor(private readonly fanout: ChangeFanout, client: RedisClient, private readonly log: Logger) {
+    client.onState((e) => { if (e.state === 'connected' && this.#owed) this.#send(this.#take()); });
+  }
+
+  announce(change: ModesChange): void {
+    this.#send(this.#owed ? merge(this.#take(), change) : change);
+  }
+
+  #take(): ModesChange {
+    const owed = this.#owed!;
+    this.#owed = null;
+    return owed;
+  }
+
+  #send(change: ModesChange): void {
+    this.fanout.publish(change).catch((err: unknown) => {
+      // The others reload and find the slugs themselves: the list is only a courtesy, dropped when too long.
+      if (err instanceof FanoutTooLargeError) { this.#send({ changedSlugs: [], listChanged: true, ...(change.promptsChanged ? { promptsChanged: true } : {}) }); return; }
+      this.#owed = this.#owed ? merge(this.#owed, change) : change;
+      this.log.warn(`could not announce a mode change to the other servers yet (${(err as Error).message}); it is sent when the store is back`);
+    });
+  }
+}
+
+function merge(a: ModesChange, b: ModesChange): ModesChange {
+  const out: ModesChange = { changedSlugs: [...new Set([...a.changedSlugs, ...b.changedSlugs])], listChanged: a.listChanged || b.listChanged };
+  if (a.promptsChanged || b.promptsChanged) out.promptsChanged = true;
+  return out;
 }

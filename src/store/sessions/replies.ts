@@ -74,7 +74,9 @@ export function statusOf(ctx: StoreContext, reply: RespValue, sessionId: string)
 
 /** The error for a session that is not there: expired (its tombstone runs) or never known. */
 export function goneError(ctx: StoreContext, status: 'expired' | 'unknown', sessionId: string): SessionExpiredError | TaskNotFoundError {
-  return status === 'expired' ? new SessionExpiredError(sessionId, ctx.timeoutSeconds) : new TaskNotFoundError(sessionId);
+  return status === 'expired'
+    ? new SessionExpiredError(sessionId, ctx.timeoutSeconds)
+    : new TaskNotFoundError(sessionId, `Sessions are kept in the shared store (Redis at ${ctx.address}); this id was never there, or it expired longer ago than the store remembers; create one with create_task`);
 }
 
 /** A new version number as WRITE or CREATE_CHILD answered it. */

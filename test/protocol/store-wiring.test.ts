@@ -1,0 +1,168 @@
+// `--store redis://…` through the built server: mode-file writes from two servers take turns under
+// the Redis lease (no host lock file), changes are announced on the store's channel and a peer's
+// announcement reloads a server, store-needing tools fail fast and precisely while Redis is down
+// and recover without a restart, and the URL is checked before serving.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MAIN, type Msg } from './harness.js';
+import { META_2026, startHttp, type HttpServer } from './http-harness.js';
+import { ownRedisMissing, redisMissing, startRedis, testRedis } from '../redis-server.js';
+import { RedisClient } from '../../src/store/redis/client.js';
+import { RedisSubscriber } from '../../src/store/redis/subscriber.js';
+
+const HEADERS = { 'mcp-protocol-version': '2026-07-28' };
+
+function tempDir(t: { after(fn: () => void): void }): string {
+  const dir = mkdtempSync(join(tmpdir(), 'rms-store-proj-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+}
+
+async function call(s: HttpServer, id: number, name: string, args: Record<string, unknown>): Promise<Msg> {
+  const r = await s.modern(id, 'tools/call', { name, arguments: args });
+  assert.equal(r.messages.length, 1, r.body);
+  return r.messages[0]!;
+}
+
+const text = (m: Msg): string => JSON.stringify(m);
+
+async function client(t: { after(fn: () => void): void }, url: string): Promise<RedisClient> {
+  const c = new RedisClient({ url });
+  t.after(() => c.close());
+  await c.connected();
+  return c;
+}
+
+test('mode-file writes from two servers on one store take turns under the lease: every create lands, no lock file', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const project = tempDir(t);
+  const [a, b] = await Promise.all([0, 1].map(() => startHttp(t, ['--project-root', project, '--store', redis.url])));
+  const slugs = Array.from({ length: 8 }, (_, i) => `m${i}`);
+  const answers = await Promise.all(slugs.map((slug, i) => call(i % 2 ? b! : a!, i + 1, 'create_mode', {
+    slug, name: slug.toUpperCase(), role_definition: `You handle ${slug}.`, groups: [{ group: 'read' }],
+  })));
+  for (const m of answers) assert.equal((m.result as { isError?: boolean } | undefined)?.isError, undefined, text(m));
+  const file = readFileSync(join(project, '.roomodes'), 'utf8');
+  for (const slug of slugs) assert.match(file, new RegExp(`slug: ${slug}\\b`), `${slug} in .roomodes`);
+  assert.equal(existsSync(join(project, '.roomodes.lock')), false, 'the host lock file is not used with a store');
+  const keys = await (await client(t, redis.url)).command('KEYS', 'rms:fence:*');
+  assert.ok(Array.isArray(keys) && keys.length === 1, `one fence counter for the project's .roomodes: ${JSON.stringify(keys)}`);
+});
+
+test('a write waits while another replica holds the lease, then goes on', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const project = tempDir(t);
+  const s = await startHttp(t, ['--project-root', project, '--store', redis.url]);
+  // Started and tidied: the services (and their lease use) are up before the lease is taken by hand.
+  await call(s, 1, 'list_modes', {});
+  const c = await client(t, redis.url);
+  const { createHash } = await import('node:crypto');
+  const h = createHash('sha256').update('project:.roomodes').digest('hex').slice(0, 32);
+  assert.equal(await c.command('SET', `rms:lease:{${h}}`, '7\nother-replica\n4242\nelsewhere', 'PX', '60000'), 'OK');
+  const pending = call(s, 2, 'create_mode', { slug: 'waiter', name: 'Waiter', role_definition: 'You wait.', groups: [{ group: 'read' }] });
+  // The write cannot finish while the lease is held: poll a little to see it has not.
+  const settled = await Promise.race([pending.then(() => true), new Promise<false>((resolve) => setTimeout(() => resolve(false), 300))]);
+  assert.equal(settled, false, 'the create waited for the lease');
+  assert.equal(existsSync(join(project, '.roomodes')), false);
+  await c.command('DEL', `rms:lease:{${h}}`);
+  const done = await pending;
+  assert.equal((done.result as { isError?: boolean }).isError, undefined, text(done));
+  assert.match(readFileSync(join(project, '.roomodes'), 'utf8'), /slug: waiter/);
+});
+
+test('changes are announced on the store channel, and a peer\'s announcement reloads this server', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const project = tempDir(t);
+  writeFileSync(join(project, 'AGENTS.md'), 'Be brief.\n');
+  const s = await startHttp(t, ['--project-root', project, '--store', redis.url]);
+  const heard: string[] = [];
+  const sub = new RedisSubscriber({ url: redis.url }, (m) => heard.push(m.message));
+  t.after(() => sub.close());
+  await sub.connected();
+  await sub.subscribe('rms:modes:changed');
+  const created = await call(s, 1, 'create_mode', { slug: 'told', name: 'Told', role_definition: 'You are told.', groups: [{ group: 'read' }] });
+  assert.equal((created.result as { isError?: boolean }).isError, undefined, text(created));
+  const deadline = Date.now() + 5000;
+  while (!heard.some((m) => m.includes('"told"')) && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+  const message = JSON.parse(heard.find((m) => m.includes('"told"')) ?? 'null') as { v: number; origin: string; changedSlugs: string[]; listChanged: boolean } | null;
+  assert.ok(message, `an announcement of "told": ${JSON.stringify(heard)}`);
+  assert.equal(message.v, 1);
+  assert.deepEqual(message.changedSlugs, ['told']);
+  assert.equal(message.listChanged, true);
+
+  // Another server says every prompt changed (its AGENTS.md watcher fired): nothing changed here on
+  // disk, so only the peer's message can make this server announce the composed prompts as updated.
+  const listen = await s.stream('POST', { ...HEADERS, 'mcp-method': 'subscriptions/listen' }, {
+    jsonrpc: '2.0', id: 9, method: 'subscriptions/listen',
+    params: { notifications: { resourceSubscriptions: ['mode://code/system_prompt'] }, _meta: META_2026 },
+  });
+  t.after(() => listen.close());
+  await listen.next((m) => m.method === 'notifications/subscriptions/acknowledged', 'the acknowledgement');
+  const c = await client(t, redis.url);
+  await c.command('PUBLISH', 'rms:modes:changed', JSON.stringify({ v: 1, origin: 'peer-1', changedSlugs: [], listChanged: false, promptsChanged: true }));
+  const updated = await listen.next((m) => m.method === 'notifications/resources/updated', 'resources/updated after the peer\'s message');
+  assert.equal((updated.params as { uri: string }).uri, 'mode://code/system_prompt');
+  // A message that is not one of ours is dropped with a warning, and the server goes on.
+  await c.command('PUBLISH', 'rms:modes:changed', '{"v":1,"origin":"x y","changedSlugs":"all"}');
+  assert.equal((await call(s, 3, 'list_modes', {})).error, undefined);
+});
+
+test('with Redis down, store tools answer at once with a retryable error, the others keep working, and all recover', { skip: ownRedisMissing }, async (t) => {
+  const redis = await startRedis(t);
+  const project = tempDir(t);
+  const s = await startHttp(t, ['--project-root', project, '--store', redis.url]);
+  const made = await call(s, 1, 'create_task', { mode_slug: 'code' });
+  const sid = (made.result as { structuredContent: { session_id: string } }).structuredContent.session_id;
+  await redis.stop();
+  const started = Date.now();
+  const down = await call(s, 2, 'get_task_info', { session_id: sid });
+  assert.ok(Date.now() - started < 2000, 'answered at once, not after a timeout');
+  assert.equal(down.error?.code, -32603, text(down));
+  const data = down.error?.data as { retryable: boolean; store: string; may_have_run: boolean };
+  assert.equal(data.retryable, true);
+  assert.equal(data.store, 'redis');
+  assert.match(down.error!.message, /Redis at 127\.0\.0\.1:\d+/);
+  const write = await call(s, 3, 'create_mode', { slug: 'later', name: 'Later', role_definition: 'Later.', groups: [{ group: 'read' }] });
+  assert.equal(write.error?.code, -32004, text(write));
+  assert.equal((write.error?.data as { error_type: string; written: boolean; retryable: boolean }).error_type, 'store_unavailable');
+  assert.equal((write.error?.data as { written: boolean }).written, false);
+  assert.equal(existsSync(join(project, '.roomodes')), false, 'nothing written without the lease');
+  // Tools that need no store are not held up.
+  assert.equal((await call(s, 4, 'list_modes', {})).error, undefined);
+  assert.equal((await call(s, 5, 'get_mode_info', { mode_slug: 'code' })).error, undefined);
+  assert.equal((await call(s, 6, 'validate_tool_use', { mode_slug: 'ask', tool_name: 'write_to_file', file_path: 'a.ts' })).error, undefined);
+  await redis.start();
+  // The server reconnects by itself (backoff); poll until the session answers again.
+  const deadline = Date.now() + 15_000;
+  let back: Msg | undefined;
+  for (let id = 10; Date.now() < deadline; id++) {
+    back = await call(s, id, 'get_task_info', { session_id: sid });
+    if (back.error === undefined || back.error.code !== -32603) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  // The test's Redis keeps nothing across a restart (no AOF): the session is gone, and said to be.
+  assert.equal(back?.error?.code, -32002, back && text(back));
+  assert.match(back!.error!.message, /shared store \(Redis at/);
+  const again = await call(s, 99, 'create_task', { mode_slug: 'code' });
+  assert.equal(again.error, undefined, text(again));
+  assert.match(s.stderr, /lost the store redis:\/\/127\.0\.0\.1:\d+/);
+  assert.match(s.stderr, /reconnected to the store/);
+});
+
+test('the store URL is checked before serving, and its password is never echoed', () => {
+  const run = (args: string[], env: Record<string, string> = {}): { status: number | null; stderr: string } => {
+    const r = spawnSync(process.execPath, [MAIN, 'serve', '--http', '--port', '0', ...args], { encoding: 'utf8', env: { ...process.env, ...env }, timeout: 10_000 });
+    return { status: r.status, stderr: r.stderr };
+  };
+  const bad = run(['--store', 'http://127.0.0.1:6379']);
+  assert.equal(bad.status, 2, bad.stderr);
+  assert.match(bad.stderr, /store\.url \(--store \/ ROO_MODES_STORE\): Redis URL: the scheme is "http:"/);
+  const env = run([], { ROO_MODES_STORE: 'redis://:s3cret-pass@127.0.0.1:notaport' });
+  assert.equal(env.status, 2, env.stderr);
+  assert.match(env.stderr, /store\.url/);
+  assert.doesNotMatch(env.stderr, /s3cret-pass/);
+});

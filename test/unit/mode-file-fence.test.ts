@@ -1,0 +1,42 @@
+// The lease's fence at the commit point: a writer whose lease would run out before its rename
+// finishes writes nothing (and says so), one with time to spare writes. Against a real redis-server.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { useLeases, withModeFileLock } from '../../src/authoring/mode-file-lock.js';
+import { writeModeFile } from '../../src/authoring/mode-writes.js';
+import { ValidationError } from '../../src/rpc/errors.js';
+import { RedisLeaseLock } from '../../src/store/mode-file-lease.js';
+import { RedisClient } from '../../src/store/redis/client.js';
+import { redisMissing, testRedis } from '../redis-server.js';
+
+test('a mode-file write under a lease too short to cover it writes nothing; with time left it writes', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const client = new RedisClient({ url: redis.url });
+  t.after(() => client.close());
+  await client.connected();
+  const dir = mkdtempSync(join(tmpdir(), 'rms-fence-'));
+  t.after(() => rmSync(dir, { recursive: true, force: true }));
+  t.after(() => useLeases(null));
+  const file = join(dir, '.roomodes');
+  const write = (): Promise<void> => withModeFileLock(file, () => writeModeFile(file, 'customModes: []\n'), { rooDir: join(dir, '.roo') });
+
+  // Under the 2 s margin the fence asks for: the lease is taken, but not trusted with the rename.
+  useLeases({ lock: new RedisLeaseLock(client, { replica: 'short', leaseMs: 1000, prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' });
+  await assert.rejects(write(), (err: unknown) => {
+    assert.ok(err instanceof ValidationError, String(err));
+    const data = err.data as { error_type: string; written: boolean; retryable: boolean };
+    assert.equal(data.error_type, 'busy');
+    assert.equal(data.written, false);
+    assert.equal(data.retryable, true);
+    return true;
+  });
+  assert.equal(existsSync(file), false, 'nothing replaced the mode file');
+  assert.deepEqual((await client.command('KEYS', 'fence-test:lease:*')), [], 'the lease was given back');
+
+  useLeases({ lock: new RedisLeaseLock(client, { replica: 'long', prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' });
+  await write();
+  assert.equal(readFileSync(file, 'utf8'), 'customModes: []\n');
+});
