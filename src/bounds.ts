@@ -63,6 +63,14 @@ export const BOUNDS = {
     lockWaitMs: 10_000,
     /** Longest pause between looks at a held lease (pauses start at 1 ms and double). */
     lockPollMs: 50,
+    /** A legacy MCP session's record read back (capabilities, client info, subscriptions): real clients send a few kilobytes. */
+    mcpSessionBytes: 256 * 1024,
+    /** Resource subscriptions one legacy MCP session keeps: the catalogue has three URIs per mode, so a thousand covers 300+ modes. */
+    mcpSubscriptions: 1000,
+    /** Nesting of the client capabilities kept in a record: the spec's objects nest 3 levels; the rest is margin. */
+    mcpCapabilityDepth: 32,
+    /** One "session ended / changed" message between replicas: a session id and a replica id, with room to spare. */
+    mcpMessageBytes: 1024,
   },
   /** Task sessions kept in Redis (src/store/sessions/): what the store writes and how hard it tries. */
   redisSessions: {

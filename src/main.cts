@@ -51,6 +51,9 @@ Serve options:
   --allowed-origins LIST    origins allowed besides loopback, comma-separated; repeatable
                             (http.allowed_origins; env ROO_MODES_HTTP_ALLOWED_ORIGINS)
   --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
+  --store URL               share state in Redis, redis://[user:pass@]host:port[/db] or rediss://,
+                            so HTTP replicas behave as one server (store.url; env ROO_MODES_STORE;
+                            see docs/deployment.md)
   -h, --help                this text
   -v, --version             the version
 

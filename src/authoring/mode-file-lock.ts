@@ -98,6 +98,14 @@ export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o:
 }
 
 /**
+ * Runs `fn` under the shared store's lease named after `file` when a store is configured (a pid
+ * lock file means nothing to another host), else returns null: the caller takes its own lock.
+ */
+export function underSharedLease<T>(file: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> | null {
+  return LEASES ? leased(LEASES, file, fn, signal) : null;
+}
+
+/**
  * Runs `fn` holding the file's lease; every commit point inside it first checks that the lease is
  * still this writer's (checkFence), so a writer whose lease ran out writes nothing.
  */

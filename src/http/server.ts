@@ -15,6 +15,7 @@ import { checkRequest, type Gate } from './security.js';
 import { LegacySession } from './session.js';
 import { ConnectionGate } from './sockets.js';
 import { parseEventId } from './sse.js';
+import { SharedSessions, type SessionTable } from './shared-sessions.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
 import { meteredResponse, UnreadLedger } from './unread.js';
 import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendRpcError } from './wire.js';
@@ -40,6 +41,8 @@ export class HttpDoor {
   readonly #sweeper: NodeJS.Timeout;
   readonly #conns: ConnectionGate;
   readonly #unread: UnreadLedger;
+  /** With --store: sessions kept in Redis and served by any replica (null: this process alone holds them). */
+  readonly #shared: Promise<SharedSessions> | null;
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
     const b = o.bounds;
@@ -66,6 +69,15 @@ export class HttpDoor {
     this.server.timeout = b.idleTimeoutMs;
     this.server.on('connection', (socket: Socket) => this.#conns.admit(socket));
     this.#sweeper = setInterval(() => this.#sweep(), Math.min(60_000, HTTP.sessionIdleMs)).unref();
+    const table: SessionTable = {
+      get: (sid) => this.#sessions.get(sid),
+      all: () => this.#sessions.values(),
+      hold: (session) => this.#hold(session),
+      forget: (session) => this.#forget(session),
+      room: () => { this.#sweep(true); return this.#sessions.size < HTTP.maxSessions; },
+      openStreams: this.#streams, graceMs: o.bounds.drainGraceMs,
+    };
+    this.#shared = core.store()?.then((store) => new SharedSessions(store, core, core.log.child('http'), table)) ?? null;
   }
 
   get sessions(): number { return this.#sessions.size; }
@@ -97,18 +109,39 @@ export class HttpDoor {
     }
   }
 
-  /** The session named by Mcp-Session-Id; answers 400/404 itself and returns null when there is none. */
-  #session(req: IncomingMessage, res: ServerResponse, id: RequestId | null): LegacySession | null {
+  /**
+   * The session named by Mcp-Session-Id; answers 400/404 (and 503 when the store is down) itself
+   * and returns null when there is none. With --store the record decides: a session held here is
+   * checked to be still live (its TTL refreshed), one held elsewhere is copied from its record.
+   */
+  async #session(req: IncomingMessage, res: ServerResponse, id: RequestId | null): Promise<LegacySession | null> {
     const sid = header(req, 'mcp-session-id');
     if (sid === undefined) { sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, 'Bad Request: Mcp-Session-Id header is required (send initialize first)'); return null; }
-    const session = this.#sessions.get(sid);
-    if (!session || session.closed) { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; }
+    const notFound = (): null => { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; };
+    let session = this.#sessions.get(sid);
+    if (this.#shared) {
+      const found = await (await this.#shared).find(sid, res, id);
+      if (found === 'answered') return null;
+      session = found ?? undefined;
+    }
+    if (!session || session.closed) return notFound();
     const version = header(req, 'mcp-protocol-version');
     if (version !== undefined && !(PROTOCOL_VERSIONS as readonly string[]).includes(version)) {
       sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, `Bad Request: unsupported MCP-Protocol-Version ${JSON.stringify(version)} (supported: ${PROTOCOL_VERSIONS.join(', ')})`);
       return null;
     }
     return session;
+  }
+
+  #hold(session: LegacySession): void {
+    this.#sessions.set(session.id, session);
+    void session.conn.done.then(() => { if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id); });
+  }
+
+  /** Closes this replica's copy (the session ended, or its record is gone). */
+  #forget(session: LegacySession): void {
+    if (this.#sessions.get(session.id) === session) this.#sessions.delete(session.id);
+    void session.close();
   }
 
   async #post(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -141,13 +174,15 @@ export class HttpDoor {
     const modern = sid === undefined && method !== undefined && (isModern(header(req, 'mcp-protocol-version')) || (method !== 'initialize' && claimsStateless(method, params)));
     if (modern) return this.#stateless(req, res, value, method, id, params);
     if (sid === undefined && method === 'initialize' && id !== null) {
+      if (this.#shared) this.#sweep(true);
       if (this.#sessions.size >= HTTP.maxSessions) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many sessions (${HTTP.maxSessions}); end one with DELETE or try later`);
-      const session = new LegacySession(this.core, this.#streams, this.o.bounds.drainGraceMs);
-      this.#sessions.set(session.id, session);
-      void session.conn.done.then(() => { this.#sessions.delete(session.id); });
+      const session = this.#shared
+        ? (await this.#shared).create()
+        : new LegacySession(this.core, this.#streams, this.o.bounds.drainGraceMs);
+      this.#hold(session);
       return session.request(id, value, res, want, undefined);
     }
-    const session = this.#session(req, res, id);
+    const session = await this.#session(req, res, id);
     if (!session) return;
     if (method !== undefined && id !== null) {
       if (session.hasPending(id)) return sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, `Invalid Request: request id ${JSON.stringify(id)} is still in flight in this session`);
@@ -168,13 +203,14 @@ export class HttpDoor {
     return runStateless(this.core, req, res, id, value, this.#statelessOpen).finally(() => { this.#streams.count--; });
   }
 
-  #get(req: IncomingMessage, res: ServerResponse): void {
+  async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (isModern(header(req, 'mcp-protocol-version'))) { res.writeHead(405, { allow: 'POST' }).end(); return; }
     if (!accepts(req).sse) { sendRpcError(res, 406, null, ERROR_CODES.INVALID_REQUEST, 'Not Acceptable: GET opens a text/event-stream'); return; }
-    const session = this.#session(req, res, null);
+    const session = await this.#session(req, res, null);
     if (!session) return;
     if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
+    if (this.#shared) return (await this.#shared).openGet(session, res, last);
     const resume = last === undefined ? null : parseEventId(last);
     if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
     const opened = session.openStream(res, resume);
@@ -183,15 +219,25 @@ export class HttpDoor {
 
   async #delete(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (isModern(header(req, 'mcp-protocol-version')) && header(req, 'mcp-session-id') === undefined) { res.writeHead(405, { allow: 'POST' }).end(); return; }
-    const session = this.#session(req, res, null);
+    const session = await this.#session(req, res, null);
     if (!session) return;
+    if (this.#shared) {
+      // Ended everywhere first: the record goes and every replica closes its copy.
+      const shared = await this.#shared;
+      try { await shared.records.end(session.id); } catch (err) { shared.refuse(res, null, 'ending the session', err); return; }
+    }
     this.#sessions.delete(session.id);
     res.writeHead(200).end();
     await session.close();
   }
 
-  #sweep(): void {
-    const old = Date.now() - HTTP.sessionIdleMs;
+  /**
+   * Closes local sessions idle past the bound. With --store the record's TTL decides a session's
+   * life; `copies` also closes this replica's idle copies early when room is needed (a later
+   * request makes a new copy from the record).
+   */
+  #sweep(copies = false): void {
+    const old = copies && this.#sessions.size >= HTTP.maxSessions ? Date.now() - 1000 : Date.now() - HTTP.sessionIdleMs;
     for (const s of this.#sessions.values()) {
       if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
     }

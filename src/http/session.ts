@@ -6,6 +6,9 @@ import type { ServerResponse } from 'node:http';
 import type { Core, Connection } from '../connection.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
 import { BOUNDS } from '../bounds.js';
+import type { RedisEventLog, Replay } from '../store/event-log.js';
+import type { Logger } from '../log.js';
+import { LoggedStream } from './logged-stream.js';
 import { SseStream } from './sse.js';
 import { describe, sendJson, type Described } from './wire.js';
 
@@ -19,8 +22,24 @@ interface Pending {
   progressToken: string | number | undefined;
 }
 
+/**
+ * How a session shared between replicas reaches the store (given only with --store). Only the GET
+ * stream is kept in the shared event log; the streams that answer a POST stay in this process, as
+ * without a store: their request runs here, so a client resuming one must come back here.
+ */
+export interface SharedOptions {
+  /** The id the session already has (a copy of a session another replica started). */
+  id?: string;
+  events: RedisEventLog;
+  log: Logger;
+  /** A new session: resolves once its record is kept; the initialize answer waits for it. */
+  keepRecord?: (session: LegacySession) => Promise<void>;
+  /** The record could not be kept: answers the initialize request instead of its result. */
+  refuse?: (res: ServerResponse, id: RequestId, err: unknown) => void;
+}
+
 export class LegacySession {
-  readonly id = randomBytes(24).toString('base64url');
+  readonly id: string;
   readonly conn: Connection;
   lastSeen = Date.now();
   readonly #pending = new Map<string, Pending>();
@@ -29,8 +48,15 @@ export class LegacySession {
   #nextStream = 1;
   #closed = false;
   readonly routed: Promise<void>;
+  readonly #shared: SharedOptions | null;
+  /** Shared: the GET stream kept in the event log, while this replica holds it. */
+  #logged: LoggedStream | null = null;
+  /** Shared: the first answer (initialize's) has gone out. */
+  #answered = false;
 
-  constructor(core: Core, private readonly openStreams: { count: number }, shutdownGraceMs: number) {
+  constructor(core: Core, private readonly openStreams: { count: number }, shutdownGraceMs: number, shared: SharedOptions | null = null) {
+    this.id = shared?.id ?? randomBytes(24).toString('base64url');
+    this.#shared = shared;
     this.conn = core.open({
       incomingCapacity: BOUNDS.http.sessionIncoming, outgoingCapacity: BOUNDS.http.sessionOutgoing,
       maxInFlight: BOUNDS.http.sessionInFlight, shutdownGraceMs,
@@ -40,7 +66,9 @@ export class LegacySession {
 
   get closed(): boolean { return this.#closed; }
   /** A request is waiting or a stream is attached: not idle, whatever lastSeen says. */
-  get busy(): boolean { return this.#pending.size > 0 || [...this.#streams.values()].some((s) => s.attached); }
+  get busy(): boolean { return this.#pending.size > 0 || this.#logged?.attached === true || [...this.#streams.values()].some((s) => s.attached); }
+  /** Shared: the name of the GET stream this replica holds, if it does. */
+  get heldStream(): string | null { return this.#logged?.token ?? null; }
   get headers(): Record<string, string> { return { 'mcp-session-id': this.id }; }
 
   hasPending(id: RequestId): boolean { return this.#pending.has(JSON.stringify(id)); }
@@ -80,8 +108,31 @@ export class LegacySession {
     return true;
   }
 
+  /**
+   * Shared: the GET stream, kept in the event log, delivered here from now on (the record already
+   * names this replica): the replayed events first, then live ones. `after` is the client's
+   * Last-Event-ID number, null for a new GET.
+   */
+  openLogged(res: ServerResponse, token: string, replay: Replay | null, after: number | null): void {
+    const shared = this.#shared;
+    if (!shared) throw new TypeError('openLogged: this session is not shared');
+    this.lastSeen = Date.now();
+    if (this.#logged?.token !== token) {
+      this.#logged?.release();
+      this.#logged = new LoggedStream(token, this.id, shared.events, shared.log);
+    }
+    this.#counted(res);
+    this.#logged.attach(res, this.headers, replay, after);
+  }
+
+  /** Shared: another replica took the GET stream; this one stops delivering the session's notifications. */
+  dropLogged(): void {
+    this.#logged?.release();
+    this.#logged = null;
+  }
+
   /** Ends the GET stream's response (shutdown); its events stay kept for resumption. */
-  closeGetStream(): void { this.#standalone?.release(); }
+  closeGetStream(): void { this.#standalone?.release(); this.#logged?.release(); }
 
   /** Ends the session: in-flight requests finish (or are stopped after the grace), streams end. */
   async close(): Promise<void> {
@@ -92,6 +143,7 @@ export class LegacySession {
     this.conn.outgoing.close();
     await this.routed;
     for (const s of this.#streams.values()) s.finish();
+    this.#logged?.release();
     for (const p of this.#pending.values()) p.res?.end();
     this.#pending.clear();
   }
@@ -124,9 +176,34 @@ export class LegacySession {
     for await (const message of this.conn.outgoing) {
       let d: Described;
       try { d = describe(message); } catch { continue; }
-      if (d.answerTo !== undefined && d.method === undefined) this.#answer(d);
-      else this.#other(d);
+      if (d.answerTo !== undefined && d.method === undefined) {
+        if (!this.#answered && this.#shared?.keepRecord) await this.#first(d);
+        else this.#answer(d);
+      } else this.#other(d);
     }
+  }
+
+  /**
+   * Shared: the initialize answer leaves only once the record is kept, so the client's next request
+   * finds the session on any replica. When it cannot be kept, the client is told (retryable) and
+   * the session ends here: nothing half-made stays. Routing waits meanwhile, so nothing overtakes it.
+   */
+  async #first(d: Described): Promise<void> {
+    this.#answered = true;
+    const shared = this.#shared!;
+    if (d.errorCode !== undefined) { this.#answer(d); return; }
+    try {
+      await shared.keepRecord!(this);
+    } catch (err) {
+      const key = JSON.stringify(d.answerTo);
+      const p = this.#pending.get(key);
+      this.#pending.delete(key);
+      if (p?.res && !p.res.headersSent) shared.refuse?.(p.res, d.answerTo!, err);
+      else p?.res?.end();
+      void this.close();
+      return;
+    }
+    this.#answer(d);
   }
 
   #answer(d: Described): void {
@@ -146,6 +223,8 @@ export class LegacySession {
       }
       return;
     }
+    // Shared: every replica's copy sees the same changes; only the holder of the GET stream tells the client.
+    if (this.#shared) { this.#logged?.send(d.text); return; }
     if (this.#standalone) { this.#standalone.send(d.text); return; }
     let newest: Pending | null = null;
     for (const p of this.#pending.values()) if (p.res && p.canStream) newest = p;

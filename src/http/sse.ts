@@ -75,6 +75,11 @@ export class SseStream {
     this.#write(frame);
   }
 
+  /** Writes one event whose id another keeper assigned (the shared event log); nothing is kept here. */
+  deliver(json: string | Buffer, id: string): void {
+    this.#write(sseFrame(json, id));
+  }
+
   /** The stream's last event was sent. */
   finish(): void {
     this.finished = true;

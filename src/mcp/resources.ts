@@ -1,5 +1,5 @@
 // Modes as MCP resources: mode://{slug}, mode://{slug}/config, mode://{slug}/system_prompt.
-// Owns the URI grammar and the subscription set; reads the catalogue, never changes it.
+// Reads the URI grammar and the catalogue, never changes either; the subscription set is McpServer's.
 import { ValidationError, quoteName } from '../rpc/errors.js';
 import type { Params } from '../rpc/jsonrpc.js';
 import type { Catalogue } from '../modes/catalogue.js';
@@ -10,7 +10,7 @@ import { paginate } from './pagination.js';
 import { toolGroupsObject } from './reports.js';
 import { atLeast } from './lifecycle.js';
 import { resourceError } from './eras.js';
-import { KINDS, URI, affectedUris } from './mode-uris.js';
+import { KINDS, URI } from './mode-uris.js';
 
 
 
@@ -25,7 +25,6 @@ export interface ResourceDeps {
 
 export class ModeResources {
   readonly #d: ResourceDeps;
-  readonly #subscribed = new Set<string>();
   #listed: { cat: Catalogue; version: string; items: unknown[] } | null = null;
 
   constructor(d: ResourceDeps) { this.#d = d; }
@@ -77,19 +76,9 @@ export class ModeResources {
     return { contents: [{ uri, mimeType: kind.mimeType, text }] };
   }
 
-  subscribe(params: Params): unknown {
-    this.#subscribed.add(this.#resolve(params.uri, false).uri);
-    return {};
-  }
-
-  unsubscribe(params: Params): unknown {
-    if (typeof params.uri === 'string') this.#subscribed.delete(params.uri);
-    return {};
-  }
-
-  /** Subscribed URIs whose content changed (see affectedUris). */
-  affected(slugs: readonly string[], listChanged: boolean, promptsChanged = false): string[] {
-    return affectedUris(this.#subscribed, slugs, listChanged, promptsChanged);
+  /** The URI resources/subscribe names, checked against the grammar (its mode need not exist yet). */
+  subscription(params: Params): string {
+    return this.#resolve(params.uri, false).uri;
   }
 
   #resolve(raw: unknown, mustExist = true): { mode: CompiledMode; kind: (typeof KINDS)[number]; uri: string } {

@@ -9,6 +9,7 @@ import { levelRank, LOG_LEVELS, parseLogLevel, type LogLevel, type LogSink, type
 import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
 import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, resultDecoration, servedIn } from './eras.js';
 import { Subscriptions } from './subscriptions.js';
+import { affectedUris, isModeUri } from './mode-uris.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
 import type { Services } from '../services.js';
@@ -50,12 +51,32 @@ export interface McpServerOptions {
   log: Logger;
 }
 
+/** A legacy session's state as other replicas may have set it (src/http/shared-session.ts). */
+export interface SharedState {
+  logLevel: LogLevel | null;
+  subscriptions: readonly string[];
+  initialized: boolean;
+}
+
+/** A change of the session's state, kept where every replica reads it. */
+export type SharedChange = { logLevel: LogLevel } | { subscribe: string } | { unsubscribe: string } | { initialized: true };
+
+/**
+ * Where a legacy session served by several replicas keeps its state: `save` resolves once the
+ * change is kept (only then does it take effect here) and throws an RpcError the client may retry.
+ */
+export interface SharedSession { save(change: SharedChange): Promise<void> }
+
 /** Wires the method table to a connection; returns the table and hooks for the services. */
 export class McpServer {
   readonly #o: McpServerOptions;
   #conn!: Connection;
   #clientLevel: LogLevel | null = null;
   #resources: ModeResources | null = null;
+  /** resources/subscribe of this connection (legacy era); the one owner of the set. */
+  readonly #subscribed = new Set<string>();
+  /** Set when replicas share this session: state changes are kept there first, and no request goes to the client. */
+  #shared: SharedSession | null = null;
   #subscriptions!: Subscriptions;
   #preloaded = false;
   /** The stateless request a log record belongs to, when that request asked for logs (its _meta logLevel). */
@@ -82,6 +103,18 @@ export class McpServer {
   }
 
   get protocolVersion(): string { return this.#conn.lifecycle.protocolVersion; }
+
+  /** From now on this session's state is kept in `shared` before it takes effect. */
+  share(shared: SharedSession): void { this.#shared = shared; }
+
+  /** Takes the session's state as kept (a copy made on this replica, or a change made on another). */
+  restore(state: SharedState): void {
+    this.#clientLevel = state.logLevel;
+    this.#subscribed.clear();
+    for (const uri of state.subscriptions) this.#subscribed.add(uri);
+    this.#conn.lifecycle.initializedNotified = state.initialized;
+    this.#preload();
+  }
 
   progress(ctx: RequestContext, progress: number, total?: number, message?: string): void {
     if (ctx.progressToken === undefined || ctx.signal.aborted) return;
@@ -113,7 +146,7 @@ export class McpServer {
       this.#conn.notify('notifications/resources/list_changed');
       this.#conn.notify('notifications/prompts/list_changed');
     }
-    for (const uri of this.#resources?.affected(changedSlugs, listChanged, promptsChanged) ?? []) this.#conn.notify('notifications/resources/updated', { uri });
+    for (const uri of affectedUris(this.#subscribed, changedSlugs, listChanged, promptsChanged)) this.#conn.notify('notifications/resources/updated', { uri });
   }
 
   methods(): MethodTable {
@@ -148,14 +181,19 @@ export class McpServer {
       ['resources/list', async (p) => (await resources()).list(p)],
       ['resources/templates/list', async (p) => (await resources()).templates(p)],
       ['resources/read', async (p) => (await resources()).read(p)],
-      ['resources/subscribe', async (p) => (await resources()).subscribe(p)],
-      ['resources/unsubscribe', async (p) => (await resources()).unsubscribe(p)],
+      ['resources/subscribe', async (p) => this.#subscribe((await resources()).subscription(p))],
+      ['resources/unsubscribe', (p) => this.#unsubscribe(p)],
       ['prompts/list', withServices(async (s, p) => (await prompts()).listPrompts(promptDeps(s), p))],
       ['prompts/get', withServices(async (s, p) => (await prompts()).getPrompt(promptDeps(s), p))],
       ['completion/complete', withServices((s, p) => complete(s, p))],
     ]);
     const notifications = new Map<string, NotificationHandler>([
-      ['notifications/initialized', () => { this.#conn.lifecycle.initializedNotified = true; void this.#askRoots(); }],
+      ['notifications/initialized', () => {
+        this.#conn.lifecycle.initializedNotified = true;
+        // A notification has no answer to fail: a replica that loads the record later sees it as not yet sent.
+        this.#shared?.save({ initialized: true }).catch((err: unknown) => this.#o.log.warn(`could not keep notifications/initialized: ${(err as Error).message}`));
+        void this.#askRoots();
+      }],
       ['notifications/roots/list_changed', () => { void this.#askRoots(); }],
     ]);
     return {
@@ -245,7 +283,22 @@ export class McpServer {
         message: `params.level: expected one of ${LOG_LEVELS.join(', ')}`,
       });
     }
-    this.#clientLevel = level;
+    if (!this.#shared) { this.#clientLevel = level; return {}; }
+    return this.#shared.save({ logLevel: level }).then(() => { this.#clientLevel = level; return {}; });
+  }
+
+  async #subscribe(uri: string): Promise<unknown> {
+    if (!this.#subscribed.has(uri)) await this.#shared?.save({ subscribe: uri });
+    this.#subscribed.add(uri);
+    return {};
+  }
+
+  async #unsubscribe(params: Params): Promise<unknown> {
+    const uri = params.uri;
+    // Only a subscribed URI (one of our grammar) is ever kept, so nothing else needs a round trip.
+    if (typeof uri !== 'string' || !this.#subscribed.has(uri) || !isModeUri(uri)) return {};
+    await this.#shared?.save({ unsubscribe: uri });
+    this.#subscribed.delete(uri);
     return {};
   }
 
@@ -253,6 +306,8 @@ export class McpServer {
     const lc = this.#conn.lifecycle;
     // Never in the stateless era: it has no server→client requests.
     if (lc.era !== 'legacy' || !isRecord(lc.clientCapabilities.roots)) return;
+    // The answer could land on another replica: replicas that share sessions use the configured root.
+    if (this.#shared) return;
     const s = await this.#o.services();
     if (s.projectRootConfigured) return;
     try {

@@ -2,7 +2,7 @@
 // processes of the same project (a pid lock file, see src/files/lock-queue.ts). It never holds the
 // lock past the operation.
 import { LockQueue } from '../files/lock-queue.js';
-import { lockRefusal } from '../authoring/mode-file-lock.js';
+import { lockRefusal, underSharedLease } from '../authoring/mode-file-lock.js';
 
 export interface LockOptions {
   /** How long to wait for another process before giving up. */
@@ -26,6 +26,9 @@ export class ModesetLock {
    * owner died (kill -9 mid-operation) is taken over; a live one is waited for up to the timeout.
    */
   run<T>(lockPath: string, fn: () => Promise<T>, signal?: AbortSignal, prepare?: () => Promise<void>): Promise<T> {
+    // With a shared store, the turn is its lease (servers on other hosts share the project).
+    const shared = underSharedLease(lockPath, async () => { await prepare?.(); return fn(); }, signal);
+    if (shared) return shared;
     const refuse = (err: unknown): unknown => lockRefusal(err, lockPath, 'the mode sets', signal);
     return this.#turns.run(lockPath, fn, { signal, refuse, ...(prepare ? { prepare } : {}) });
   }

@@ -9,8 +9,10 @@ import type { Logger } from '../log.js';
 import type { ModesChange } from '../modes/registry.js';
 import { ChangeFanout, FanoutTooLargeError } from './change-fanout.js';
 import { RedisEventLog } from './event-log.js';
+import { McpSessionRecords, type McpSessionNews } from './mcp-sessions.js';
 import { RedisLeaseLock } from './mode-file-lease.js';
 import { RedisClient } from './redis/client.js';
+import { RedisSubscriber } from './redis/subscriber.js';
 import { RedisSessionStore } from './sessions/redis-sessions.js';
 
 export class SharedStore {
@@ -20,6 +22,8 @@ export class SharedStore {
   readonly prefix: string;
   readonly events: RedisEventLog;
   readonly leases: RedisLeaseLock;
+  /** Legacy MCP sessions (Mcp-Session-Id) shared by the replicas. */
+  readonly mcpSessions: McpSessionRecords;
   /** The URL without its credentials, for messages. */
   readonly shownUrl: string;
   readonly #url: string;
@@ -49,6 +53,7 @@ export class SharedStore {
     });
     this.events = new RedisEventLog(this.client, { prefix: this.prefix });
     this.leases = new RedisLeaseLock(this.client, { replica: this.replicaId, prefix: this.prefix });
+    this.mcpSessions = new McpSessionRecords(this.client, { replicaId: this.replicaId, prefix: this.prefix });
   }
 
   /** Task sessions on Redis, with the configured timeout and sweep. */
@@ -69,20 +74,53 @@ export class SharedStore {
       client: this.client, redis: { url: this.#url }, replicaId: this.replicaId, prefix: this.prefix,
       log: this.#log, onChange: (c) => onChange(c), onResync,
     });
+    this.#startInBackground('subscribe to mode changes', () => fanout.start(), () => fanout.close());
+    return new Announcer(fanout, this.client, this.#log);
+  }
+
+  /**
+   * Other replicas' news of legacy MCP sessions (one ended, one changed) reach `onNews`, on a
+   * connection of its own; `onResync` runs after the subscription came back from a loss. Neither
+   * may throw (a throw would come back on the next tick); both are guarded here.
+   */
+  mcpNews(onNews: (news: McpSessionNews) => void, onResync: () => void): void {
+    const records = this.mcpSessions;
+    const guard = (what: string, fn: () => void): void => {
+      try { fn(); } catch (err) { this.#log.error(`${what} failed`, err); }
+    };
+    const subscriber = new RedisSubscriber({ url: this.#url }, (m) => guard('an MCP session message', () => {
+      if (m.channel !== records.channel) return;
+      const news = records.readNews(m.message);
+      if (typeof news === 'string') { this.#log.warn(`dropped a message on ${records.channel}: ${news}`); return; }
+      if (news.origin !== this.replicaId) onNews(news);
+    }));
+    const seen = { lost: false };
+    subscriber.onState((e) => {
+      if (e.state === 'disconnected') seen.lost = true;
+      else if (e.state === 'connected' && seen.lost) { seen.lost = false; guard('an MCP session resync', onResync); }
+    });
+    this.#startInBackground('subscribe to MCP session news', async () => {
+      await subscriber.connected();
+      await subscriber.subscribe(records.channel);
+    }, () => subscriber.close());
+  }
+
+  /**
+   * Runs `start` until it succeeds: a first subscribe waits for a connection, and one that fails
+   * (Redis went away again) is tried again, as a subscriber only re-takes subscriptions Redis once confirmed.
+   */
+  #startInBackground(what: string, start: () => Promise<void>, close: () => void): void {
     const stop = new AbortController();
-    this.#closers.push(() => { stop.abort(); fanout.close(); });
-    // The first subscribe waits for a connection; one that fails (Redis went away again) is tried
-    // again, as the subscriber only re-takes subscriptions Redis once confirmed.
+    this.#closers.push(() => { stop.abort(); close(); });
     void (async () => {
       for (let pause = 100; !stop.signal.aborted; pause = Math.min(2 * pause, 5000)) {
-        try { await fanout.start(); return; } catch (err) {
+        try { await start(); return; } catch (err) {
           if (stop.signal.aborted) return;
-          this.#log.debug('could not subscribe to mode changes yet', err);
+          this.#log.debug(`could not ${what} yet`, err);
           await sleep(pause, undefined, { signal: stop.signal }).catch(() => undefined);
         }
       }
     })();
-    return new Announcer(fanout, this.client, this.#log);
   }
 
   close(): void {

@@ -49,8 +49,12 @@ test('mode-file writes from two servers on one store take turns under the lease:
   const file = readFileSync(join(project, '.roomodes'), 'utf8');
   for (const slug of slugs) assert.match(file, new RegExp(`slug: ${slug}\\b`), `${slug} in .roomodes`);
   assert.equal(existsSync(join(project, '.roomodes.lock')), false, 'the host lock file is not used with a store');
+  // Mode-set writes take their turn under the store's lease as well (a pid lock file means nothing to another host).
+  const sets = await Promise.all([a!, b!].map((s, i) => call(s, 50 + i, 'orchestrator_mode_create', { mode_name: `set${i}` })));
+  for (const m of sets) assert.equal((m.result as { isError?: boolean } | undefined)?.isError, undefined, text(m));
+  assert.equal(existsSync(join(project, '.task_orchestrator', '.modesets.lock')), false, 'no mode-set lock file either');
   const keys = await (await client(t, redis.url)).command('KEYS', 'rms:fence:*');
-  assert.ok(Array.isArray(keys) && keys.length === 1, `one fence counter for the project's .roomodes: ${JSON.stringify(keys)}`);
+  assert.ok(Array.isArray(keys) && keys.length === 2, `fence counters for .roomodes and the mode sets: ${JSON.stringify(keys)}`);
 });
 
 test('a write waits while another replica holds the lease, then goes on', { skip: redisMissing }, async (t) => {
@@ -165,4 +169,31 @@ test('the store URL is checked before serving, and its password is never echoed'
   assert.equal(env.status, 2, env.stderr);
   assert.match(env.stderr, /store\.url/);
   assert.doesNotMatch(env.stderr, /s3cret-pass/);
+});
+
+test('a server killed with SIGKILL mid-burst loses no acknowledged session change: another server has every one, once', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const project = tempDir(t);
+  const [a, b] = await Promise.all([0, 1].map(() => startHttp(t, ['--project-root', project, '--store', redis.url])));
+  const made = await call(a!, 1, 'create_task', { mode_slug: 'code' });
+  const sid = (made.result as { structuredContent: { session_id: string } }).structuredContent.session_id;
+  const acknowledged: string[] = [];
+  const burst = Array.from({ length: 200 }, (_, i) => (async () => {
+    const reason = `step-${i}`;
+    try {
+      const m = await call(a!, 100 + i, 'switch_mode', { session_id: sid, new_mode_slug: i % 2 ? 'code' : 'ask', reason });
+      if (m.error === undefined) acknowledged.push(reason);
+    } catch { /* the connection died with the server: not acknowledged */ }
+  })());
+  // Killed once some changes are acknowledged and more are still in flight.
+  const deadline = Date.now() + 10_000;
+  while (acknowledged.length < 20 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 5));
+  a!.kill();
+  await Promise.all(burst);
+  assert.ok(acknowledged.length >= 20, `changes acknowledged before the kill: ${acknowledged.length}`);
+  const info = await call(b!, 2, 'get_task_info', { session_id: sid });
+  const history = (info.result as { structuredContent: { task: { mode_history: { reason?: string }[] } } }).structuredContent.task.mode_history;
+  const reasons = history.map((h) => h.reason);
+  for (const r of acknowledged) assert.equal(reasons.filter((x) => x === r).length, 1, `${r} is in the history once`);
+  assert.equal(new Set(reasons).size, reasons.length, 'no change applied twice');
 });

@@ -14,6 +14,7 @@ import { RedisError } from '../redis/errors.js';
 import type { RedisArg, RespValue } from '../redis/resp.js';
 import type { RedisScript } from '../redis/script.js';
 import type { TaskSessionStore } from './api.js';
+import { keyPrefix } from '../redis-input.js';
 import { existingViews, relativesOf, settleChildren, type FamilyAccess } from '../../tasks/family.js';
 import {
   contention, goneError, loadedOf, malformed, redisFailure, statusOf, sweepIds, versionOf,
@@ -35,13 +36,13 @@ import { CREATE, CREATE_CHILD, expiryKey, LOAD, sessionKeys, SWEEP_ONE, WRITE } 
 // `retryable` and whether the command may have run; every reply is checked before it is believed.
 // What it assumes: the replicas' clocks agree to well within a session timeout (their times stamp
 // the records and judge expiry; a replica behind never moves a last access back); a standalone Redis
-// or one cluster slot (see scripts.ts); "acknowledged" means Redis applied it, durable across a Redis
+// (see scripts.ts); "acknowledged" means Redis applied it, durable across a Redis
 // restart only with AOF (appendfsync always for every write, everysec for all but the last second).
 
 export interface RedisSessionStoreOptions {
   /** A connected (or connecting) client; its owner closes it. `address` names it in errors. */
   redis: RedisCommander & { readonly address?: string };
-  /** Put before every key; default `rms:`. A hash tag (`{rms}:`) keeps every key in one cluster slot. */
+  /** Put before every key; default `rms:` (checked by keyPrefix, the rule every store module shares). */
   prefix?: string;
   timeoutSeconds: number;
   cleanupIntervalSeconds: number;
@@ -53,7 +54,6 @@ export interface RedisSessionStoreOptions {
 
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T };
 
-const MAX_PREFIX = 128;
 const LUA_EXACT_MS = 1e14;
 /** What an attempt returns when another replica's change beat its version check: the record as it now is. */
 class Conflict { constructor(readonly current: Loaded) {} }
@@ -74,10 +74,7 @@ export class RedisSessionStore implements TaskSessionStore {
     if (!(options.timeoutSeconds > 0)) throw new TypeError(`sessions timeout must be a positive number of seconds, got ${options.timeoutSeconds}`);
     const tombstoneSeconds = options.tombstoneSeconds ?? BOUNDS.redisSessions.tombstoneSeconds;
     if (!(tombstoneSeconds > 0)) throw new TypeError(`the tombstone lifetime must be a positive number of seconds, got ${tombstoneSeconds}`);
-    const prefix = options.prefix ?? 'rms:';
-    if (typeof prefix !== 'string' || prefix === '' || prefix.length > MAX_PREFIX || /\s/.test(prefix)) {
-      throw new TypeError(`the Redis key prefix must be 1 to ${MAX_PREFIX} characters without spaces, got ${JSON.stringify(prefix)}`);
-    }
+    const prefix = keyPrefix(options.prefix);
     this.#redis = options.redis;
     this.#ctx = { address: options.redis.address ?? 'the configured address', prefix, timeoutSeconds: options.timeoutSeconds };
     // PEXPIRE takes whole milliseconds.

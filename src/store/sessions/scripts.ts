@@ -12,8 +12,8 @@ import { RedisScript } from '../redis/script.js';
 //                the session and gives the tombstone exactly that lifetime.
 //   P expiry     sorted set id -> last access: what a sweep walks and what size() counts.
 // "expired" = session absent, tombstone present; "unknown" = both absent.
-// Every script declares the keys it touches (KEYS), so with a hash tag in the prefix (`{rms}:`)
-// all of them share one cluster slot; without one a Redis Cluster would refuse the two-session script.
+// Every script declares the keys it touches (KEYS). The scripts span sessions (a child and its
+// parent, the shared index), so the store needs a standalone Redis: a Redis Cluster would refuse them.
 
 /** The keys of one session under a prefix, in the order the scripts take them: session, tombstone, index. */
 export function sessionKeys(prefix: string, id: string): [string, string, string] {

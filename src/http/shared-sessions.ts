@@ -1,0 +1,237 @@
+// With --store, the legacy sessions of every replica in one Redis: the record a new session writes,
+// the copy a replica makes of a session another started (and refreshes or closes on their news), the
+// GET stream opened or resumed from the event log, and the HTTP answer when Redis cannot be used.
+// It never reads an HTTP request; the door (server.ts) hands it ids, headers and responses.
+import type { ServerResponse } from 'node:http';
+import type { Core } from '../connection.js';
+import type { Logger } from '../log.js';
+import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
+import type { SharedChange, SharedSession } from '../mcp/server.js';
+import { ERROR_CODES, InvalidParamsError, InvalidRequestError, RpcError, SessionStoreError } from '../rpc/errors.js';
+import type { RequestId } from '../rpc/jsonrpc.js';
+import { ResumeRefusedError, type Replay } from '../store/event-log.js';
+import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from '../store/mcp-sessions.js';
+import { RedisError } from '../store/redis/errors.js';
+import type { SharedStore } from '../store/shared-store.js';
+import { BOUNDS } from '../bounds.js';
+import { LegacySession, type SharedOptions } from './session.js';
+import { parseEventId } from './sse.js';
+import { sendRpcError } from './wire.js';
+
+/** What a failure of the store means for the client: the HTTP status and the JSON-RPC error. */
+export function storeFailure(store: SharedStore, doing: string, err: unknown): { status: number; error: RpcError; headers: Record<string, string> } {
+  if (err instanceof RpcError) return { status: 400, error: err, headers: {} };
+  if (err instanceof McpSessionLimitError) return { status: 400, error: new InvalidRequestError(`Invalid Request: ${err.message}`), headers: {} };
+  const redis = err instanceof RedisError ? err : null;
+  const retryable = redis?.retryable ?? false;
+  const message = (err as Error).message;
+  const error = new SessionStoreError(`The session store (Redis at ${store.shownUrl}) cannot be used: ${doing} failed (${message})`, {
+    message: `${doing}: ${message}`, store: 'redis', redis_address: store.shownUrl, operation: doing,
+    ...(redis ? { redis_error: redis.kind } : {}), retryable,
+    recovery_suggestions: retryable ? ['Retry in a moment: the server reconnects to Redis by itself'] : ['Check the Redis server and what else writes under the key prefix'],
+  });
+  return retryable
+    ? { status: 503, error, headers: { 'retry-after': String(BOUNDS.http.retryAfterS) } }
+    : { status: 500, error, headers: {} };
+}
+
+/** The door's sessions of this process, as this module may use them. */
+export interface SessionTable {
+  get(sid: string): LegacySession | undefined;
+  all(): Iterable<LegacySession>;
+  /** Keeps a session until its connection is done. */
+  hold(session: LegacySession): void;
+  /** Drops and closes a session (it ended elsewhere, or its record is gone). */
+  forget(session: LegacySession): void;
+  /** Makes room for one more session if it can; false when this replica is full. */
+  room(): boolean;
+  openStreams: { count: number };
+  graceMs: number;
+}
+
+const NOT_FOUND = 'Session not found: it ended or never existed; initialize a new one';
+
+export class SharedSessions {
+  readonly records: McpSessionRecords;
+  readonly #log: Logger;
+  readonly #table: SessionTable;
+  /** Copies being made of sessions started elsewhere: concurrent requests of one session share one. */
+  readonly #copying = new Map<string, Promise<LegacySession | null>>();
+
+  constructor(readonly store: SharedStore, private readonly core: Core, log: Logger, table: SessionTable) {
+    this.records = store.mcpSessions;
+    this.#log = log;
+    this.#table = table;
+    log.debug('legacy MCP sessions are shared through the store: the server sends no requests to clients (roots/list is not asked), the configured project root is used');
+    store.mcpNews((news) => this.#news(news), () => { for (const s of table.all()) void this.#refresh(s); });
+  }
+
+  get replicaId(): string { return this.store.replicaId; }
+
+  /**
+   * The session `sid` on this replica, its record checked and its TTL refreshed: the copy held here,
+   * or one made now from the record. null when the session is not (or no longer) there;
+   * 'answered' when `res` was answered instead (the store is down, or this replica is full).
+   */
+  async find(sid: string, res: ServerResponse, id: RequestId | null): Promise<LegacySession | null | 'answered'> {
+    const held = this.#table.get(sid);
+    try {
+      if (held && !held.closed) {
+        if (await this.records.touch(sid)) return held;
+        this.#table.forget(held);
+        return null;
+      }
+      let making = this.#copying.get(sid);
+      if (!making) {
+        making = this.#copy(sid).finally(() => this.#copying.delete(sid));
+        this.#copying.set(sid, making);
+      }
+      return await making;
+    } catch (err) {
+      if (err instanceof TypeError) return null; // not an id this server hands out
+      if (err instanceof SessionsFull) {
+        sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, err.message, undefined, { 'retry-after': String(BOUNDS.http.retryAfterS) });
+      } else this.refuse(res, id, 'finding the session', err);
+      return 'answered';
+    }
+  }
+
+  async #copy(sid: string): Promise<LegacySession | null> {
+    const rec = await this.records.load(sid);
+    if (rec === null || !(await this.records.touch(sid))) return null;
+    const held = this.#table.get(sid);
+    if (held && !held.closed) return held;
+    if (!this.#table.room()) throw new SessionsFull();
+    const session = this.#fromRecord(sid, rec);
+    this.#table.hold(session);
+    return session;
+  }
+
+  /**
+   * GET: the stream lives in the event log under the session, named in its record, so any replica
+   * resumes it. Refusals are answered before anything changes; then the record names this replica
+   * as the one that delivers the session's notifications, and delivery starts.
+   */
+  async openGet(session: LegacySession, res: ServerResponse, last: string | undefined): Promise<void> {
+    const sid = session.id;
+    try {
+      const rec = await this.records.load(sid);
+      if (rec === null) { this.#table.forget(session); sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND); return; }
+      let replay: Replay | null = null;
+      let after: number | null = null;
+      let token = rec.getStream;
+      if (last !== undefined) {
+        // An id of no stream at all is malformed; one of a stream this session never had is unknown.
+        const parsed = parseEventId(last);
+        if (parsed === null || token === null) throw new ResumeRefusedError(parsed === null ? 'malformed' : 'unknown_stream', last);
+        replay = await this.store.events.replay(sid, last, token);
+        after = parsed.seq;
+      }
+      token ??= this.store.events.newStream();
+      if (!(await this.records.change(sid, { getStream: token, getHolder: this.replicaId }))) {
+        this.#table.forget(session);
+        sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND);
+        return;
+      }
+      this.#apply(session, { ...rec, getStream: token, getHolder: this.replicaId });
+      session.openLogged(res, token, replay, after);
+    } catch (err) {
+      if (err instanceof ResumeRefusedError) {
+        sendRpcError(res, err.status, null, ERROR_CODES.INVALID_REQUEST, err.status === 400 ? `Bad Request: ${err.message}` : err.message);
+        return;
+      }
+      this.refuse(res, null, 'opening the GET stream', err);
+    }
+  }
+
+  /** Another replica ended a session or changed its state: close or refresh the copy held here. */
+  #news(news: McpSessionNews): void {
+    const session = this.#table.get(news.sid);
+    if (!session) return;
+    if (news.what === 'ended') this.#table.forget(session);
+    else void this.#refresh(session);
+  }
+
+  async #refresh(session: LegacySession): Promise<void> {
+    try {
+      const rec = await this.records.load(session.id);
+      if (rec === null) this.#table.forget(session);
+      else this.#apply(session, rec);
+    } catch (err) {
+      // The next request of the session checks the record again.
+      this.#log.warn(`could not refresh MCP session ${session.id.slice(0, 8)}… from the store: ${(err as Error).message}`);
+    }
+  }
+
+  /** Answers `res` with what the failure means (503 + Retry-After when a retry may succeed). */
+  refuse(res: ServerResponse, id: RequestId | null, doing: string, err: unknown): void {
+    const f = storeFailure(this.store, doing, err);
+    if (f.status >= 500) this.#log.warn(`${doing}: ${(err as Error).message}`);
+    sendRpcError(res, f.status, id, f.error.code, f.error.message, f.error.data, f.headers);
+  }
+
+  /** A new session whose record is written before its initialize answer leaves. */
+  create(): LegacySession {
+    const options: SharedOptions = {
+      events: this.store.events, log: this.#log,
+      keepRecord: (s) => this.records.create(s.id, recordOf(s)),
+      refuse: (res, id, err) => {
+        this.refuse(res, id, 'keeping the new session', err);
+        // A write lost with its connection may still have landed: take it back, best effort (its TTL ends it otherwise).
+        this.records.end(session.id).catch(() => undefined);
+      },
+    };
+    const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, options);
+    session.conn.server.share(this.#link(session.id));
+    return session;
+  }
+
+  /** This replica's copy of a session another replica started, as its record says. */
+  #fromRecord(sid: string, rec: McpSessionRecord): LegacySession {
+    const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, { id: sid, events: this.store.events, log: this.#log });
+    const lc = session.conn.lifecycle;
+    lc.clientCapabilities = rec.capabilities;
+    lc.clientInfo = rec.clientInfo;
+    lc.initialized(rec.protocolVersion);
+    session.conn.server.share(this.#link(sid));
+    this.#apply(session, rec);
+    return session;
+  }
+
+  /** Takes what another replica changed: the log level, the subscriptions, who holds the GET stream. */
+  #apply(session: LegacySession, rec: McpSessionRecord): void {
+    session.conn.server.restore({ logLevel: rec.logLevel, subscriptions: rec.subscriptions, initialized: rec.initialized });
+    if (session.heldStream !== null && (rec.getHolder !== this.replicaId || rec.getStream !== session.heldStream)) session.dropLogged();
+  }
+
+  /** McpServer's store: each change is kept before it takes effect; a gone session or a down store fails the request. */
+  #link(sid: string): SharedSession {
+    return {
+      save: async (change: SharedChange) => {
+        let kept: boolean;
+        try {
+          kept = await this.records.change(sid, change);
+        } catch (err) {
+          if (err instanceof McpSessionLimitError) throw new InvalidParamsError(`Invalid params: ${err.message}`);
+          throw storeFailure(this.store, 'keeping the session state', err).error;
+        }
+        if (!kept) throw new RpcError(ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or expired; initialize a new one');
+      },
+    };
+  }
+}
+
+/** This replica holds as many sessions as it may and none is idle: a copy of one more must wait. */
+class SessionsFull extends Error {
+  constructor() { super(`too many sessions held by this server (${BOUNDS.http.maxSessions}); try later`); this.name = new.target.name; }
+}
+
+/** A new session's record, from what initialize negotiated. */
+function recordOf(s: LegacySession): McpSessionRecord {
+  const lc = s.conn.lifecycle;
+  const version = (PROTOCOL_VERSIONS as readonly string[]).includes(lc.protocolVersion) ? lc.protocolVersion as ProtocolVersion : LATEST_PROTOCOL_VERSION;
+  return {
+    protocolVersion: version, capabilities: lc.clientCapabilities, clientInfo: lc.clientInfo,
+    initialized: lc.initializedNotified, logLevel: null, subscriptions: [], getStream: null, getHolder: null,
+  };
+}

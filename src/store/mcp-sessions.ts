@@ -1,0 +1,272 @@
+// The records of legacy MCP sessions (Mcp-Session-Id) in Redis, so any replica can serve any request
+// of a session: what initialize negotiated, the client's log level and subscriptions, the GET stream.
+// It reads every record back as outside input; it never touches an HTTP request or a connection.
+import { BOUNDS } from '../bounds.js';
+import { LOG_LEVELS, type LogLevel } from '../log.js';
+import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
+import { isModeUri } from '../mcp/mode-uris.js';
+import { tooDeep } from '../rpc/json-bounds.js';
+import type { RedisCommander } from './redis/client.js';
+import { RedisScript } from './redis/script.js';
+import { keyPrefix, positiveInteger, reply, StoreDataError } from './redis-input.js';
+
+// How it works. One hash per session, `<prefix>mcp:{<sid>}`, with the fields below; a resource
+// subscription is a field `s:<uri>` of its own, so two replicas subscribing at once never overwrite
+// each other. The hash lives BOUNDS.http.sessionIdleMs after its last use (every request of the
+// session refreshes it): the TTL, not any replica's memory, decides how long a session lives. Every
+// change is one script that changes the hash only if it still exists and, in the same step,
+// publishes on `<prefix>mcp:sessions` that the session changed or ended, so the replicas holding a
+// copy refresh or close it. Pub/sub keeps nothing: a replica that missed messages finds an ended
+// session gone on its next request (the existence check) and re-reads its copies on reconnect.
+
+/** What a replica needs to serve a session it did not start. */
+export interface McpSessionRecord {
+  protocolVersion: ProtocolVersion;
+  capabilities: Record<string, unknown>;
+  clientInfo: { name?: string; version?: string };
+  /** notifications/initialized arrived. */
+  initialized: boolean;
+  /** The level of logging/setLevel, null before any. */
+  logLevel: LogLevel | null;
+  /** Subscribed resource URIs (mode://…). */
+  subscriptions: string[];
+  /** The GET stream's name in the event log (src/store/event-log.ts), null before the first GET. */
+  getStream: string | null;
+  /** The replica that last opened the GET stream: it alone delivers the session's notifications. */
+  getHolder: string | null;
+}
+
+/** A change to a record: only the fields given are written. */
+export interface McpSessionChange {
+  initialized?: true;
+  logLevel?: LogLevel;
+  subscribe?: string;
+  unsubscribe?: string;
+  getStream?: string;
+  getHolder?: string;
+}
+
+/** A message between replicas about one session. */
+export interface McpSessionNews { origin: string; sid: string; what: 'changed' | 'ended' }
+
+/** A record refused before writing: over the byte bound, or one subscription too many. */
+export class McpSessionLimitError extends Error {
+  constructor(readonly sid: string, problem: string) {
+    super(`MCP session ${sid}: ${problem}`);
+    this.name = new.target.name;
+  }
+}
+
+const RECORD_VERSION = '1';
+const NEWS_VERSION = 1;
+/** Session ids are ours (base64url, src/http/session.ts); anything else never becomes a key. */
+export const MCP_SESSION_ID = /^[A-Za-z0-9_-]{16,128}$/;
+const REPLICA_ID = /^[A-Za-z0-9_.-]{1,64}$/;
+const STREAM_TOKEN = /^[0-9a-f]{32}$/;
+const SUB = 's:';
+/** A mode URI is `mode://<slug>/<kind>`; slugs are short, so this is generous. */
+const MAX_URI = 512;
+const MAX_CLIENT_TEXT = 256;
+const FIELDS = new Set(['v', 'version', 'caps', 'client', 'init', 'level', 'get', 'holder']);
+
+// KEYS[1] the record. ARGV: mode ('new' | 'set'), ttl ms, most fields, field to delete ('' none),
+// channel, message, then field/value pairs. Answers 'ok', 'exists' (new), 'gone' (set) or 'full'.
+const WRITE = new RedisScript(`
+local exists = redis.call('EXISTS', KEYS[1])
+if ARGV[1] == 'new' and exists == 1 then return 'exists' end
+if ARGV[1] == 'set' and exists == 0 then return 'gone' end
+local added = 0
+for i = 7, #ARGV, 2 do
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then added = added + 1 end
+end
+if added > 0 and redis.call('HLEN', KEYS[1]) + added > tonumber(ARGV[3]) then return 'full' end
+if ARGV[4] ~= '' then redis.call('HDEL', KEYS[1], ARGV[4]) end
+if #ARGV >= 7 then redis.call('HSET', KEYS[1], unpack(ARGV, 7)) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
+return 'ok'`);
+
+// KEYS[1] the record. ARGV: channel, message. Answers how many keys went (0: it was gone already).
+const END = new RedisScript(`
+local n = redis.call('DEL', KEYS[1])
+redis.call('PUBLISH', ARGV[1], ARGV[2])
+return n`);
+
+export interface McpSessionOptions {
+  prefix?: string;
+  /** This replica (the origin of its messages). */
+  replicaId: string;
+  /** How long a record lives after its last use (default BOUNDS.http.sessionIdleMs). */
+  ttlMs?: number;
+}
+
+export class McpSessionRecords {
+  readonly channel: string;
+  readonly replicaId: string;
+  readonly #client: RedisCommander;
+  readonly #prefix: string;
+  readonly #ttlMs: number;
+  readonly #maxFields: number;
+
+  constructor(client: RedisCommander, o: McpSessionOptions) {
+    if (!REPLICA_ID.test(o.replicaId)) throw new TypeError(`replica id ${JSON.stringify(o.replicaId)}: expected 1 to 64 characters A-Z a-z 0-9 _ . -`);
+    this.#client = client;
+    this.#prefix = keyPrefix(o.prefix);
+    this.channel = `${this.#prefix}mcp:sessions`;
+    this.replicaId = o.replicaId;
+    this.#ttlMs = positiveInteger('ttlMs', o.ttlMs ?? BOUNDS.http.sessionIdleMs);
+    this.#maxFields = FIELDS.size + BOUNDS.store.mcpSubscriptions;
+  }
+
+  key(sid: string): string {
+    if (!MCP_SESSION_ID.test(sid)) throw new TypeError(`MCP session id ${JSON.stringify(sid.slice(0, 200))}: expected 16 to 128 characters A-Z a-z 0-9 _ -`);
+    return `${this.#prefix}mcp:{${sid}}`;
+  }
+
+  /** Writes a new session's record; resolves once Redis kept it. */
+  async create(sid: string, rec: McpSessionRecord): Promise<void> {
+    const pairs = [
+      'v', RECORD_VERSION, 'version', rec.protocolVersion, 'caps', JSON.stringify(rec.capabilities),
+      'client', JSON.stringify(rec.clientInfo), 'init', rec.initialized ? '1' : '0', 'level', rec.logLevel ?? '',
+      'get', rec.getStream ?? '', 'holder', rec.getHolder ?? '',
+      ...rec.subscriptions.flatMap((uri) => [SUB + uri, '1']),
+    ];
+    const bytes = pairs.reduce((n, p) => n + Buffer.byteLength(p), 0);
+    if (bytes > BOUNDS.store.mcpSessionBytes) throw new McpSessionLimitError(sid, `its record of ${bytes} bytes exceeds ${BOUNDS.store.mcpSessionBytes} bytes (the client capabilities are too large)`);
+    const status = await this.#write('new', sid, '', pairs, false);
+    if (status === 'exists') throw new StoreDataError(this.key(sid), 'a record with this new session id exists already');
+  }
+
+  /** Changes a live record and tells the other replicas; false when the session is gone. */
+  async change(sid: string, c: McpSessionChange): Promise<boolean> {
+    const pairs: string[] = [];
+    if (c.initialized) pairs.push('init', '1');
+    if (c.logLevel !== undefined) pairs.push('level', c.logLevel);
+    if (c.getStream !== undefined) { checkToken(c.getStream); pairs.push('get', c.getStream); }
+    if (c.getHolder !== undefined) pairs.push('holder', c.getHolder);
+    if (c.subscribe !== undefined) pairs.push(SUB + checkUri(c.subscribe), '1');
+    const drop = c.unsubscribe === undefined ? '' : SUB + c.unsubscribe;
+    const status = await this.#write('set', sid, drop, pairs, true);
+    if (status === 'full') throw new McpSessionLimitError(sid, `at most ${BOUNDS.store.mcpSubscriptions} resource subscriptions; unsubscribe from one first`);
+    return status === 'ok';
+  }
+
+  /** The session is still live: refreshes its TTL; false when it ended or expired. */
+  async touch(sid: string): Promise<boolean> {
+    return reply.integer(this.key(sid), await this.#client.command('PEXPIRE', this.key(sid), this.#ttlMs), 'PEXPIRE') === 1;
+  }
+
+  /** The record, checked; null when there is none. */
+  async load(sid: string): Promise<McpSessionRecord | null> {
+    const key = this.key(sid);
+    return parseRecord(key, await this.#client.command('HGETALL', key));
+  }
+
+  /** Ends the session everywhere: the record goes and every replica is told. */
+  async end(sid: string): Promise<boolean> {
+    const n = await END.run(this.#client, [this.key(sid)], [this.channel, this.#news(sid, 'ended')]);
+    return reply.integer(this.key(sid), n, 'DEL') === 1;
+  }
+
+  /** A message on the channel, or why it is not one (briefly, for the log); one's own are dropped by the caller. */
+  readNews(text: string): McpSessionNews | string {
+    return parseNews(text);
+  }
+
+  async #write(mode: 'new' | 'set', sid: string, drop: string, pairs: string[], tell: boolean): Promise<string> {
+    const key = this.key(sid);
+    const args = [mode, this.#ttlMs, this.#maxFields, drop, tell ? this.channel : '', tell ? this.#news(sid, 'changed') : '', ...pairs];
+    const status = reply.string(key, await WRITE.run(this.#client, [key], args), 'the write status');
+    if (!['ok', 'exists', 'gone', 'full'].includes(status)) throw new StoreDataError(key, `unexpected write status ${JSON.stringify(status)}`);
+    return status;
+  }
+
+  #news(sid: string, what: McpSessionNews['what']): string {
+    return JSON.stringify({ v: NEWS_VERSION, origin: this.replicaId, sid, what });
+  }
+}
+
+function checkToken(token: string): void {
+  if (!STREAM_TOKEN.test(token)) throw new TypeError(`GET stream name ${JSON.stringify(token.slice(0, 200))}: expected 32 hex digits`);
+}
+
+function checkUri(uri: string): string {
+  if (uri.length > MAX_URI || !isModeUri(uri)) throw new TypeError(`subscription ${JSON.stringify(uri.slice(0, 200))}: expected a mode:// URI of at most ${MAX_URI} characters`);
+  return uri;
+}
+
+/** Reads HGETALL's answer as outside input: every field known, bounded and of its form. */
+export function parseRecord(key: string, raw: unknown): McpSessionRecord | null {
+  const flat = reply.array(key, raw as never, 'the record');
+  if (flat.length === 0) return null;
+  const max = 2 * (FIELDS.size + BOUNDS.store.mcpSubscriptions);
+  if (flat.length % 2 !== 0 || flat.length > max) throw new StoreDataError(key, `the record has ${flat.length} parts; expected an even number up to ${max}`);
+  const f = new Map<string, string>();
+  const subscriptions: string[] = [];
+  let bytes = 0;
+  for (let i = 0; i < flat.length; i += 2) {
+    const name = reply.string(key, flat[i]!, 'a field name');
+    const value = reply.string(key, flat[i + 1]!, `the field ${JSON.stringify(name.slice(0, 40))}`);
+    bytes += name.length + value.length;
+    if (bytes > BOUNDS.store.mcpSessionBytes) throw new StoreDataError(key, `the record exceeds ${BOUNDS.store.mcpSessionBytes} bytes`);
+    if (name.startsWith(SUB)) {
+      const uri = name.slice(SUB.length);
+      if (uri.length > MAX_URI || !isModeUri(uri)) throw new StoreDataError(key, `the subscription ${JSON.stringify(uri.slice(0, 80))} is not a mode:// URI`);
+      subscriptions.push(uri);
+    } else if (FIELDS.has(name)) f.set(name, value);
+    else throw new StoreDataError(key, `unknown field ${JSON.stringify(name.slice(0, 80))}`);
+  }
+  const field = (name: string): string => {
+    const v = f.get(name);
+    if (v === undefined) throw new StoreDataError(key, `the field "${name}" is missing`);
+    return v;
+  };
+  if (field('v') !== RECORD_VERSION) throw new StoreDataError(key, `record version ${JSON.stringify(field('v'))}, expected ${RECORD_VERSION}`);
+  const version = field('version');
+  if (!(PROTOCOL_VERSIONS as readonly string[]).includes(version)) throw new StoreDataError(key, `protocol version ${JSON.stringify(version.slice(0, 40))} is not one this server negotiates`);
+  const capabilities = jsonObject(key, 'caps', field('caps'));
+  const client = jsonObject(key, 'client', field('client'));
+  const clientInfo: McpSessionRecord['clientInfo'] = {};
+  for (const k of Object.keys(client)) {
+    const v = client[k];
+    if ((k !== 'name' && k !== 'version') || typeof v !== 'string' || v.length > MAX_CLIENT_TEXT) {
+      throw new StoreDataError(key, `the client info may hold only "name" and "version", strings of at most ${MAX_CLIENT_TEXT} characters`);
+    }
+    clientInfo[k] = v;
+  }
+  const init = field('init');
+  if (init !== '0' && init !== '1') throw new StoreDataError(key, `"init" is ${JSON.stringify(init.slice(0, 40))}, expected 0 or 1`);
+  const level = field('level');
+  if (level !== '' && !(LOG_LEVELS as readonly string[]).includes(level)) throw new StoreDataError(key, `"level" ${JSON.stringify(level.slice(0, 40))} is not a log level`);
+  const get = field('get');
+  if (get !== '' && !STREAM_TOKEN.test(get)) throw new StoreDataError(key, '"get" is not a stream name (32 hex digits)');
+  const holder = field('holder');
+  if (holder !== '' && !REPLICA_ID.test(holder)) throw new StoreDataError(key, '"holder" is not a replica id');
+  return {
+    protocolVersion: version as ProtocolVersion, capabilities, clientInfo, initialized: init === '1',
+    logLevel: level === '' ? null : level as LogLevel, subscriptions: subscriptions.sort(),
+    getStream: get === '' ? null : get, getHolder: holder === '' ? null : holder,
+  };
+}
+
+function jsonObject(key: string, name: string, text: string): Record<string, unknown> {
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { throw new StoreDataError(key, `"${name}" is not JSON`); }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) throw new StoreDataError(key, `"${name}" is not a JSON object`);
+  if (tooDeep(v, BOUNDS.store.mcpCapabilityDepth)) throw new StoreDataError(key, `"${name}" nests deeper than ${BOUNDS.store.mcpCapabilityDepth} levels`);
+  return v as Record<string, unknown>;
+}
+
+/** One message of the channel, or why it is not one. */
+export function parseNews(text: string): McpSessionNews | string {
+  if (Buffer.byteLength(text) > BOUNDS.store.mcpMessageBytes) return `over ${BOUNDS.store.mcpMessageBytes} bytes`;
+  let v: unknown;
+  try { v = JSON.parse(text); } catch { return `not JSON (starts ${JSON.stringify(text.slice(0, 40))})`; }
+  if (typeof v !== 'object' || v === null || Array.isArray(v)) return 'not a JSON object';
+  const o = v as Record<string, unknown>;
+  if (o.v !== NEWS_VERSION) return `version ${JSON.stringify(o.v)}, expected ${NEWS_VERSION}`;
+  if (typeof o.origin !== 'string' || !REPLICA_ID.test(o.origin)) return '"origin" is not a replica id';
+  if (typeof o.sid !== 'string' || !MCP_SESSION_ID.test(o.sid)) return '"sid" is not a session id';
+  if (o.what !== 'changed' && o.what !== 'ended') return '"what" is neither "changed" nor "ended"';
+  return { origin: o.origin, sid: o.sid, what: o.what };
+}
