@@ -32,33 +32,17 @@ export function parseSse(text: string): { messages: Msg[]; eventIds: string[] } 
   return { messages, eventIds };
 }
 
-export class HttpServer {
-  readonly child: ChildProcessWithoutNullStreams;
-  stderr = '';
-  url = '';
-  readonly ready: Promise<string>;
-  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+/**
+ * A client of one MCP URL (a server, or a proxy in front of several): sends requests of both eras,
+ * opens streams and records every message received for the schema check.
+ */
+export class HttpEndpoint {
+  url: string;
   /** Every message received, per era, for the schema check. */
   readonly transcript = new Map<Revision, string[]>([['2025-11-25', []], ['2026-07-28', []]]);
   readonly methodOf = new Map<string, string>();
 
-  constructor(args: string[] = [], env: Record<string, string | undefined> = {}) {
-    const home = mkdtempSync(join(tmpdir(), 'rms-http-home-'));
-    this.child = spawn(process.execPath, [MAIN, 'serve', '--http', '--port', '0', ...args], {
-      cwd: home, env: { ...process.env, HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), ...env }, stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    this.child.stderr.setEncoding('utf8');
-    this.ready = new Promise((resolve, reject) => {
-      this.child.stderr.on('data', (chunk: string) => {
-        this.stderr += chunk;
-        const m = READY.exec(this.stderr);
-        if (m && !this.url) { this.url = m[1]!; resolve(this.url); }
-      });
-      this.child.on('exit', () => reject(new Error(`server exited before its ready line:\n${this.stderr}`)));
-    });
-    this.ready.catch(() => { /* awaited by the tests that need it */ });
-    this.exit = new Promise((resolve) => this.child.on('exit', (code, signal) => { rmSync(home, { recursive: true, force: true }); resolve({ code, signal }); }));
-  }
+  constructor(url = '') { this.url = url; }
 
   /** One HTTP exchange; SSE bodies are read to their end. */
   send(method: string, body: unknown, headers: Record<string, string> = {}, era: Revision = '2025-11-25', path = ''): Promise<Reply> {
@@ -121,6 +105,32 @@ export class HttpServer {
       const verdict = validateTranscript(loadOfficial(rev), lines, this.methodOf);
       assert.deepEqual(verdict.failures, [], `${rev}: messages that fail the official schema`);
     }
+  }
+}
+
+export class HttpServer extends HttpEndpoint {
+  readonly child: ChildProcessWithoutNullStreams;
+  stderr = '';
+  readonly ready: Promise<string>;
+  readonly exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+
+  constructor(args: string[] = [], env: Record<string, string | undefined> = {}) {
+    super();
+    const home = mkdtempSync(join(tmpdir(), 'rms-http-home-'));
+    this.child = spawn(process.execPath, [MAIN, 'serve', '--http', '--port', '0', ...args], {
+      cwd: home, env: { ...process.env, HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), ...env }, stdio: ['pipe', 'pipe', 'pipe'],
+    });
+    this.child.stderr.setEncoding('utf8');
+    this.ready = new Promise((resolve, reject) => {
+      this.child.stderr.on('data', (chunk: string) => {
+        this.stderr += chunk;
+        const m = READY.exec(this.stderr);
+        if (m && !this.url) { this.url = m[1]!; resolve(this.url); }
+      });
+      this.child.on('exit', () => reject(new Error(`server exited before its ready line:\n${this.stderr}`)));
+    });
+    this.ready.catch(() => { /* awaited by the tests that need it */ });
+    this.exit = new Promise((resolve) => this.child.on('exit', (code, signal) => { rmSync(home, { recursive: true, force: true }); resolve({ code, signal }); }));
   }
 
   kill(): void { if (this.child.exitCode === null && this.child.signalCode === null) this.child.kill('SIGKILL'); }
