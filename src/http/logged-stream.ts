@@ -28,6 +28,8 @@ export class LoggedStream {
     private readonly owner: string,
     private readonly log: RedisEventLog,
     private readonly logger: Logger,
+    /** Told after each live event reached the client's socket. */
+    private readonly onKept: () => void = () => {},
   ) {
     this.#out = new SseStream(token, () => { this.#res = null; this.#last = null; });
   }
@@ -60,6 +62,7 @@ export class LoggedStream {
       if (this.#last !== null && n > this.#last + 1) { await this.#catchUp(res); return; }
       this.#out.deliver(data, id);
       this.#last = n;
+      this.onKept();
     });
   }
 

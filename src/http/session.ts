@@ -34,6 +34,8 @@ export interface SharedOptions {
   log: Logger;
   /** A new session: resolves once its record is kept; the initialize answer waits for it. */
   keepRecord?: (session: LegacySession) => Promise<void>;
+  /** An event of the GET stream was kept in the log and written to the client (the holder's mark of what it told). */
+  kept?: (session: LegacySession) => void;
   /** The record could not be kept: answers the initialize request instead of its result. */
   refuse?: (res: ServerResponse, id: RequestId, err: unknown) => void;
 }
@@ -119,7 +121,7 @@ export class LegacySession {
     this.lastSeen = Date.now();
     if (this.#logged?.token !== token) {
       this.#logged?.release();
-      this.#logged = new LoggedStream(token, this.id, shared.events, shared.log);
+      this.#logged = new LoggedStream(token, this.id, shared.events, shared.log, () => shared.kept?.(this));
     }
     this.#counted(res);
     this.#logged.attach(res, this.headers, replay, after);

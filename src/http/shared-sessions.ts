@@ -4,6 +4,8 @@
 // It never reads an HTTP request; the door (server.ts) hands it ids, headers and responses.
 import type { ServerResponse } from 'node:http';
 import type { Core } from '../connection.js';
+import { catalogueDigest } from '../modes/catalogue-digest.js';
+import type { ModeRegistry } from '../modes/registry.js';
 import type { Logger } from '../log.js';
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
 import type { SharedChange, SharedSession } from '../mcp/server.js';
@@ -57,6 +59,10 @@ export class SharedSessions {
   readonly #table: SessionTable;
   /** Copies being made of sessions started elsewhere: concurrent requests of one session share one. */
   readonly #copying = new Map<string, Promise<LegacySession | null>>();
+  /** The catalogue whose changes this replica's sessions hear of (set once loaded). */
+  #modes: ModeRegistry | null = null;
+  /** The digest each GET stream held here last marked as told, so an unchanged one is not written again. */
+  readonly #marked = new WeakMap<LegacySession, string>();
 
   constructor(readonly store: SharedStore, private readonly core: Core, log: Logger, table: SessionTable) {
     this.records = store.mcpSessions;
@@ -64,6 +70,27 @@ export class SharedSessions {
     this.#table = table;
     log.debug('legacy MCP sessions are shared through the store: the server sends no requests to clients (roots/list is not asked), the configured project root is used');
     store.mcpNews((news) => this.#news(news), () => { for (const s of table.all()) void this.#refresh(s); });
+    core.modes().then((m) => { this.#modes = m; }, () => { /* logged by the loader */ });
+  }
+
+  /** The digest of this replica's catalogue, null before it is loaded. */
+  #digest(): string | null {
+    return this.#modes ? catalogueDigest(this.#modes.current) : null;
+  }
+
+  /**
+   * The holder of a GET stream told its client something: the record notes which catalogue the
+   * client now knows, so a replica taking the stream over can tell what it missed. Not a change any
+   * copy must refresh for (no news); best effort (a lost mark costs an extra announcement later).
+   */
+  #markSeen(session: LegacySession): void {
+    const d = this.#digest();
+    if (d === null || this.#marked.get(session) === d) return;
+    this.#marked.set(session, d);
+    this.records.change(session.id, { seen: d }, false).catch((err: unknown) => {
+      this.#marked.delete(session);
+      this.#log.debug(`could not note what MCP session ${session.id.slice(0, 8)}… was told`, err);
+    });
   }
 
   get replicaId(): string { return this.store.replicaId; }
@@ -128,13 +155,24 @@ export class SharedSessions {
         after = parsed.seq;
       }
       token ??= this.store.events.newStream();
-      if (!(await this.records.change(sid, { getStream: token, getHolder: this.replicaId }))) {
+      // A resumed stream whose client was last told of another catalogue than this replica's missed
+      // changes nobody logged (its holder died before telling, or while nobody held the stream).
+      const now = this.#digest();
+      const missed = last !== undefined && now !== null && rec.seen !== now;
+      if (!(await this.records.change(sid, { getStream: token, getHolder: this.replicaId, ...(now === null ? {} : { seen: now }) }))) {
         this.#table.forget(session);
         sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND);
         return;
       }
+      if (now !== null) this.#marked.set(session, now);
       this.#apply(session, { ...rec, getStream: token, getHolder: this.replicaId });
       session.openLogged(res, token, replay, after);
+      // Said as "everything may have changed": the client reads again what it cares about.
+      if (missed) {
+        // Subscribed modes that are gone now count too: their readers must learn they went.
+        const gone = rec.subscriptions.map((uri) => /^mode:\/\/([^/]+)/.exec(uri)?.[1]).filter((slug): slug is string => slug !== undefined);
+        session.conn.server.modesChanged([...new Set([...this.#modes!.current.slugs(), ...gone])], true, true);
+      }
     } catch (err) {
       if (err instanceof ResumeRefusedError) {
         sendRpcError(res, err.status, null, ERROR_CODES.INVALID_REQUEST, err.status === 400 ? `Bad Request: ${err.message}` : err.message);
@@ -173,7 +211,7 @@ export class SharedSessions {
   /** A new session whose record is written before its initialize answer leaves. */
   create(): LegacySession {
     const options: SharedOptions = {
-      events: this.store.events, log: this.#log,
+      events: this.store.events, log: this.#log, kept: (s) => this.#markSeen(s),
       keepRecord: (s) => this.records.create(s.id, recordOf(s)),
       refuse: (res, id, err) => {
         this.refuse(res, id, 'keeping the new session', err);
@@ -188,7 +226,9 @@ export class SharedSessions {
 
   /** This replica's copy of a session another replica started, as its record says. */
   #fromRecord(sid: string, rec: McpSessionRecord): LegacySession {
-    const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, { id: sid, events: this.store.events, log: this.#log });
+    const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, {
+      id: sid, events: this.store.events, log: this.#log, kept: (s) => this.#markSeen(s),
+    });
     const lc = session.conn.lifecycle;
     lc.clientCapabilities = rec.capabilities;
     lc.clientInfo = rec.clientInfo;
@@ -232,6 +272,6 @@ function recordOf(s: LegacySession): McpSessionRecord {
   const version = (PROTOCOL_VERSIONS as readonly string[]).includes(lc.protocolVersion) ? lc.protocolVersion as ProtocolVersion : LATEST_PROTOCOL_VERSION;
   return {
     protocolVersion: version, capabilities: lc.clientCapabilities, clientInfo: lc.clientInfo,
-    initialized: lc.initializedNotified, logLevel: null, subscriptions: [], getStream: null, getHolder: null,
+    initialized: lc.initializedNotified, logLevel: null, subscriptions: [], getStream: null, getHolder: null, seen: null,
   };
 }

@@ -99,7 +99,8 @@ export function mergeModes(builtins: readonly Mode[], global: readonly Mode[], p
   return mergeLayers(builtins, [project, global]);
 }
 
-const fingerprint = (m: Mode): string => JSON.stringify([
+/** What of a mode a reader can see, as text: equal texts mean an unchanged mode. */
+export const fingerprint = (m: Mode): string => JSON.stringify([
   m.name, m.roleDefinition, m.whenToUse, m.description, m.customInstructions, m.groups, m.source, m.file,
   m.allowedMcpServers, m.iconName, m.declaredSource,
 ]);

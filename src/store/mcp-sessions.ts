@@ -34,6 +34,12 @@ export interface McpSessionRecord {
   getStream: string | null;
   /** The replica that last opened the GET stream: it alone delivers the session's notifications. */
   getHolder: string | null;
+  /**
+   * The mode catalogue (its digest) as of the last change the GET stream's holder told the client
+   * about; null before any. A replica taking the stream over after a holder died compares it with
+   * its own catalogue to announce what changed while nobody held the stream.
+   */
+  seen: string | null;
 }
 
 /** A change to a record: only the fields given are written. */
@@ -44,6 +50,7 @@ export interface McpSessionChange {
   unsubscribe?: string;
   getStream?: string;
   getHolder?: string;
+  seen?: string;
 }
 
 /** A message between replicas about one session. */
@@ -67,7 +74,8 @@ const SUB = 's:';
 /** A mode URI is `mode://<slug>/<kind>`; slugs are short, so this is generous. */
 const MAX_URI = 512;
 const MAX_CLIENT_TEXT = 256;
-const FIELDS = new Set(['v', 'version', 'caps', 'client', 'init', 'level', 'get', 'holder']);
+const FIELDS = new Set(['v', 'version', 'caps', 'client', 'init', 'level', 'get', 'holder', 'seen']);
+const DIGEST = /^[0-9a-f]{16,64}$/;
 
 // KEYS[1] the record. ARGV: mode ('new' | 'set'), ttl ms, most fields, field to delete ('' none),
 // channel, message, then field/value pairs. Answers 'ok', 'exists' (new), 'gone' (set) or 'full'.
@@ -128,7 +136,7 @@ export class McpSessionRecords {
     const pairs = [
       'v', RECORD_VERSION, 'version', rec.protocolVersion, 'caps', JSON.stringify(rec.capabilities),
       'client', JSON.stringify(rec.clientInfo), 'init', rec.initialized ? '1' : '0', 'level', rec.logLevel ?? '',
-      'get', rec.getStream ?? '', 'holder', rec.getHolder ?? '',
+      'get', rec.getStream ?? '', 'holder', rec.getHolder ?? '', 'seen', rec.seen ?? '',
       ...rec.subscriptions.flatMap((uri) => [SUB + uri, '1']),
     ];
     const bytes = pairs.reduce((n, p) => n + Buffer.byteLength(p), 0);
@@ -137,16 +145,20 @@ export class McpSessionRecords {
     if (status === 'exists') throw new StoreDataError(this.key(sid), 'a record with this new session id exists already');
   }
 
-  /** Changes a live record and tells the other replicas; false when the session is gone. */
-  async change(sid: string, c: McpSessionChange): Promise<boolean> {
+  /**
+   * Changes a live record and tells the other replicas (unless `tell` is false: a change no copy
+   * needs to refresh for); false when the session is gone.
+   */
+  async change(sid: string, c: McpSessionChange, tell = true): Promise<boolean> {
     const pairs: string[] = [];
     if (c.initialized) pairs.push('init', '1');
     if (c.logLevel !== undefined) pairs.push('level', c.logLevel);
     if (c.getStream !== undefined) { checkToken(c.getStream); pairs.push('get', c.getStream); }
     if (c.getHolder !== undefined) pairs.push('holder', c.getHolder);
+    if (c.seen !== undefined) { if (!DIGEST.test(c.seen)) throw new TypeError(`catalogue digest ${JSON.stringify(c.seen.slice(0, 80))}: expected 16 to 64 hex digits`); pairs.push('seen', c.seen); }
     if (c.subscribe !== undefined) pairs.push(SUB + checkUri(c.subscribe), '1');
     const drop = c.unsubscribe === undefined ? '' : SUB + c.unsubscribe;
-    const status = await this.#write('set', sid, drop, pairs, true);
+    const status = await this.#write('set', sid, drop, pairs, tell);
     if (status === 'full') throw new McpSessionLimitError(sid, `at most ${BOUNDS.store.mcpSubscriptions} resource subscriptions; unsubscribe from one first`);
     return status === 'ok';
   }
@@ -242,7 +254,11 @@ export function parseRecord(key: string, raw: unknown): McpSessionRecord | null 
   if (get !== '' && !STREAM_TOKEN.test(get)) throw new StoreDataError(key, '"get" is not a stream name (32 hex digits)');
   const holder = field('holder');
   if (holder !== '' && !REPLICA_ID.test(holder)) throw new StoreDataError(key, '"holder" is not a replica id');
+  // Optional: records written before the field existed have none.
+  const seen = f.get('seen') ?? '';
+  if (seen !== '' && !DIGEST.test(seen)) throw new StoreDataError(key, '"seen" is not a catalogue digest (16 to 64 hex digits)');
   return {
+    seen: seen === '' ? null : seen,
     protocolVersion: version as ProtocolVersion, capabilities, clientInfo, initialized: init === '1',
     logLevel: level === '' ? null : level as LogLevel, subscriptions: subscriptions.sort(),
     getStream: get === '' ? null : get, getHolder: holder === '' ? null : holder,

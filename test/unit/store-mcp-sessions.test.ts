@@ -11,7 +11,7 @@ import { connectedClient, redisMissing, testRedis, within } from '../redis-serve
 const SID = 'c2Vzc2lvbi1hYmNkZWZnaGlqa2xt';
 const REC: McpSessionRecord = {
   protocolVersion: '2025-06-18', capabilities: { roots: { listChanged: true }, sampling: {} }, clientInfo: { name: 'tester', version: '2' },
-  initialized: false, logLevel: null, subscriptions: [], getStream: null, getHolder: null,
+  initialized: false, logLevel: null, subscriptions: [], getStream: null, getHolder: null, seen: null,
 };
 
 test('a record written by one replica is read back by another, with its TTL; changes land only while it lives', { skip: redisMissing }, async (t) => {
@@ -113,6 +113,7 @@ test('records this server did not write are refused with the key and the problem
     ['level', ['level', 'loud'], /not a log level/],
     ['get', ['get', '../x'], /stream name/],
     ['holder', ['holder', 'a b'], /replica id/],
+    ['seen', ['seen', 'not-hex'], /catalogue digest/],
     ['subscription', ['s:http://x', '1'], /not a mode:\/\/ URI/],
     ['too many bytes', ['caps', JSON.stringify({ x: 'y'.repeat(BOUNDS.store.mcpSessionBytes) })], /exceeds/],
   ];
@@ -126,6 +127,12 @@ test('records this server did not write are refused with the key and the problem
       return true;
     });
   }
+  // A record written before "seen" existed reads with none; one written with it reads it back.
+  await client.command('DEL', key);
+  await client.command('HSET', key, ...good);
+  assert.equal((await recs.load(SID))?.seen, null);
+  assert.equal(await recs.change(SID, { seen: 'ab'.repeat(16) }, false), true);
+  assert.equal((await recs.load(SID))?.seen, 'ab'.repeat(16));
   await client.command('DEL', key);
   await client.command('HSET', key, 'v', '1');
   await assert.rejects(recs.load(SID), /the field "version" is missing/);
