@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../connection.js';
 import type { ParsedArgs } from '../config.js';
-import { httpBounds } from '../bounds.js';
+import { BOUNDS, httpBounds } from '../bounds.js';
 import { HttpDoor } from './server.js';
 import { descriptorLimit } from './sockets.js';
 import { bindProblem } from './security.js';
@@ -18,6 +18,7 @@ export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Prom
     path: http.path, bounds: httpBounds(server.max_message_bytes, http, descriptorLimit()),
     gate: { bindHost: http.host, allowedOrigins: http.allowed_origins.map((o) => o.replace(/\/$/, '')), token: http.token },
   });
+  await storeFirst(core, io);
   try {
     await new Promise<void>((resolve, reject) => {
       door.server.once('error', reject);
@@ -42,4 +43,20 @@ export async function serveHttp(core: Core, args: ParsedArgs, io: ServeIo): Prom
   await core.close();
   await io.closeLog();
   return 0;
+}
+
+/**
+ * With a store, listening waits (a bounded time) for its first connection, so a replica that says
+ * it is listening can serve sessions: a balancer sending it requests at once gets answers, not 503s.
+ * A store still away after the wait does not stop the start; the server says so and reconnects.
+ */
+async function storeFirst(core: Core, io: ServeIo): Promise<void> {
+  const pending = core.store();
+  if (!pending) return;
+  const store = await pending;
+  let timer: NodeJS.Timeout | undefined;
+  const waited = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), BOUNDS.redis.connectTimeoutMs); });
+  const up = await Promise.race([store.client.connected().then(() => true, () => false), waited]);
+  clearTimeout(timer);
+  if (!up) io.err(`roo-modes-server: warning: the store ${store.shownUrl} is not reachable yet (${store.client.lastError?.message ?? 'no answer'}); serving anyway: tools that need it answer "retry later" until it is\n`);
 }

@@ -41,14 +41,15 @@ export class SharedStore {
     this.client = new RedisClient({ url });
     this.#closers.push(() => this.client.close());
     // Told once per change of state, not per failed attempt: an outage is two lines in the log.
-    let down = false;
+    const seen = { down: false, ever: false };
     this.client.onState((e) => {
       if (e.state === 'connected') {
-        log.info(`${down ? 'reconnected to' : 'connected to'} the store ${this.shownUrl} (replica ${this.replicaId})`);
-        down = false;
-      } else if (e.state === 'disconnected' && !down) {
-        down = true;
-        log.warn(`lost the store ${this.shownUrl}: ${e.error.message}; tools that need it answer "retry later" until it is back`);
+        log.info(`${seen.ever ? 'reconnected to' : 'connected to'} the store ${this.shownUrl} (replica ${this.replicaId})`);
+        seen.down = false;
+        seen.ever = true;
+      } else if (e.state === 'disconnected' && !seen.down) {
+        seen.down = true;
+        log.warn(`${seen.ever ? 'lost' : 'cannot reach'} the store ${this.shownUrl}: ${e.error.message}; tools that need it answer "retry later" until it is ${seen.ever ? 'back' : 'reached'}`);
       }
     });
     this.events = new RedisEventLog(this.client, { prefix: this.prefix });

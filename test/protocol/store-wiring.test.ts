@@ -202,3 +202,30 @@ test('a server killed with SIGKILL mid-burst loses no acknowledged session chang
   for (const r of acknowledged) assert.equal(reasons.filter((x) => x === r).length, 1, `${r} is in the history once`);
   assert.equal(new Set(reasons).size, reasons.length, 'no change applied twice');
 });
+
+test('a server waits a bounded time for its store before listening, then serves anyway and connects when the store comes', { skip: ownRedisMissing }, async (t) => {
+  const redis = await startRedis(t);
+  const project = tempDir(t);
+  // Reachable: connected before the ready line, so a balancer's first request finds the store.
+  const up = await startHttp(t, ['--project-root', project, '--store', redis.url]);
+  const connected = up.stderr.indexOf('connected to the store');
+  assert.ok(connected >= 0 && connected < up.stderr.indexOf('listening on'), up.stderr);
+  up.kill();
+  // Unreachable at start: a warning, then the ready line; tools without the store work.
+  await redis.stop();
+  const s = await startHttp(t, ['--project-root', project, '--store', redis.url]);
+  assert.match(s.stderr, /cannot reach the store redis:\/\/127\.0\.0\.1:\d+/);
+  assert.match(s.stderr, /warning: the store redis:\/\/127\.0\.0\.1:\d+ is not reachable yet \(.*ECONNREFUSED.*\); serving anyway/);
+  assert.ok((await call(s, 1, 'list_modes', {})).result, 'list_modes answers');
+  assert.equal((await call(s, 2, 'create_task', { mode_slug: 'code' })).error?.code, -32603);
+  await redis.start();
+  const deadline = Date.now() + 15_000;
+  let made: Msg | undefined;
+  for (let id = 3; Date.now() < deadline; id++) {
+    made = await call(s, id, 'create_task', { mode_slug: 'code' });
+    if (made.error === undefined) break;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  assert.equal(made?.error, undefined, made && text(made));
+  assert.match(s.stderr, /INFO \[store\] connected to the store/);
+});
