@@ -10,7 +10,7 @@ import { createRequire } from 'node:module';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { redisMissing, testRedis } from './redis-server.ts';
-import { startProxy, startReplicas, storeReady } from './replicas.ts';
+import { startProxy, startReplicas } from './replicas.ts';
 import { tempDir } from './protocol/harness.ts';
 
 const SDK_VERSION = '1.32.2';
@@ -45,7 +45,6 @@ try {
   const redis = await testRedis(scope);
   const project = tempDir(scope, 'rms-replicas-sdk-');
   replicas = await startReplicas(scope, 3, { args: ['--store', redis.url, '--project-root', project] });
-  await Promise.all(replicas.map((r) => storeReady(r)));
   const proxy = await startProxy(scope, replicas);
   const client = new Client({ name: 'replicas-sdk', version: '1' });
   const transport = new StreamableHTTPClientTransport(new URL(proxy.url));

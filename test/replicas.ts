@@ -263,27 +263,6 @@ function describeBody(body: Buffer, record: Served): void {
   } catch { /* not JSON: the replica answers it */ }
 }
 
-/**
- * Waits until `r` answers a call that needs the store with the store's own answer (-32002 for an
- * id never created) instead of "retry later": a replica prints its ready line before it has reached
- * Redis, and a balancer may send it requests from then on.
- */
-export async function storeReady(r: Replica, deadlineMs = 15_000): Promise<void> {
-  const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call', 'mcp-name': 'get_task_info' };
-  const body = JSON.stringify({
-    jsonrpc: '2.0', id: 'store-ready', method: 'tools/call',
-    params: {
-      name: 'get_task_info', arguments: { session_id: 'ses_000000000000000000000000' },
-      _meta: { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'replicas', version: '1' } },
-    },
-  });
-  await until(`replica ${r.index} to reach the store`, async () => {
-    const res = await fetch(r.url, { method: 'POST', headers, body });
-    const answer = await res.json() as { error?: { code?: unknown } };
-    return answer.error?.code === -32002 ? true : undefined;
-  }, deadlineMs, 50);
-}
-
 /** Polls `probe` (every `everyMs`) until it returns a value other than undefined, or fails naming `what` at the deadline. */
 export async function until<T>(what: string, probe: () => T | undefined | Promise<T | undefined>, deadlineMs = 10_000, everyMs = 25): Promise<T> {
   const deadline = Date.now() + deadlineMs;

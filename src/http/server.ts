@@ -211,6 +211,8 @@ export class HttpDoor {
     if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
     if (this.#shared) return (await this.#shared).openGet(session, res, last);
+    // Opened only once the mode files are watched: an edit after the stream is open is announced on it.
+    await this.core.modes().catch(() => undefined);
     const resume = last === undefined ? null : parseEventId(last);
     if (last !== undefined && resume === null) { sendRpcError(res, 400, null, ERROR_CODES.INVALID_REQUEST, `Bad Request: Last-Event-ID ${JSON.stringify(last)} is not an event id of this server`); return; }
     const opened = session.openStream(res, resume);

@@ -141,6 +141,9 @@ export class SharedSessions {
    */
   async openGet(session: LegacySession, res: ServerResponse, last: string | undefined): Promise<void> {
     const sid = session.id;
+    // Opened only once the mode files are watched here (as subscriptions/listen is acknowledged):
+    // an edit made after the client sees the stream open is then always announced on it.
+    this.#modes ??= await this.core.modes().catch(() => null);
     try {
       const rec = await this.records.load(sid);
       if (rec === null) { this.#table.forget(session); sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND); return; }

@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { testRedis, type TestRedis } from '../redis-server.js';
-import { startProxy, startReplicas, storeReady, type Replica, type RoundRobinProxy } from '../replicas.js';
+import { startProxy, startReplicas, type Replica, type RoundRobinProxy } from '../replicas.js';
 import { tempDir } from './harness.js';
 import { HttpEndpoint, type Reply } from './http-harness.js';
 
@@ -32,7 +32,6 @@ export function cluster(): Promise<Cluster> {
     const prefix = `rms-rep-${process.pid}:`;
     writeFileSync(config, JSON.stringify({ store: { prefix } }));
     const replicas = await startReplicas(fileScope, 3, { args: ['--store', redis.url, '--config', config, '--project-root', project] });
-    await Promise.all(replicas.map((r) => storeReady(r)));
     const proxy = await startProxy(fileScope, replicas);
     return { redis, project, prefix, replicas, proxy, client: new HttpEndpoint(proxy.url) };
   })());

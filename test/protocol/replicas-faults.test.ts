@@ -8,7 +8,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { RedisClient } from '../../src/store/redis/client.js';
 import { ownRedisMissing, redisMissing, startRedis, testRedis, within } from '../redis-server.js';
-import { startProxy, startReplicas, storeReady, until } from '../replicas.js';
+import { startProxy, startReplicas, until } from '../replicas.js';
 import { tempDir, type Msg } from './harness.js';
 import { HttpEndpoint } from './http-harness.js';
 import { call, cluster, legacyCall, modesYaml, newSessions, nextId, ok, saveFile, stderrOf, switchLoad, type Cluster } from './replica-calls.js';
@@ -74,7 +74,7 @@ test('a GET stream resumed on another replica after its own was killed replays t
     legacy.assertSchemaValid();
   } catch (err) { t.diagnostic(stderrOf(c.replicas)); throw err; } finally {
     // The next tests want three replicas again.
-    for (const r of c.replicas) if (!r.alive) { await r.start(); await storeReady(r); }
+    for (const r of c.replicas) if (!r.alive) { await r.start(); }
   }
 });
 
@@ -106,7 +106,7 @@ test('a GET stream cut by the death of its replica and resumed on another misses
     resumed.close();
     legacy.assertSchemaValid();
   } catch (err) { t.diagnostic(stderrOf(c.replicas)); throw err; } finally {
-    for (const r of c.replicas) if (!r.alive) { await r.start(); await storeReady(r); }
+    for (const r of c.replicas) if (!r.alive) { await r.start(); }
   }
 });
 
@@ -122,7 +122,6 @@ test('a replica killed with SIGKILL mid-burst loses no acknowledged change: the 
   } catch (err) { t.diagnostic(stderrOf(c.replicas)); throw err; } finally {
     await load.stop();
     await victim.start();
-    await storeReady(victim);
   }
   t.diagnostic(`${load.acknowledged()} switches acknowledged, ${load.refused.length} refused, ${load.cut} cut by the kill`);
   assert.deepEqual(load.refused, [], 'no switch was refused');
@@ -134,7 +133,6 @@ test('Redis stopped and started under load: precise retryable errors at once, to
   const redis = await startRedis(t, { args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
   const project = tempDir(t, 'rms-replicas-outage-');
   const replicas = await startReplicas(t, 2, { args: ['--store', redis.url, '--project-root', project] });
-  await Promise.all(replicas.map((r) => storeReady(r)));
   const client = new HttpEndpoint((await startProxy(t, replicas)).url);
   const sessions = await newSessions(client, 4);
   const load = switchLoad(client, sessions);
@@ -180,7 +178,6 @@ test('a session idle past sessions.timeout is dropped by Redis and still answere
   // The sweep is left far off, so it is Redis's own TTL that drops the session.
   writeFileSync(config, JSON.stringify({ sessions: { timeout: 1, cleanup_interval: 3600 }, store: { url: redis.url, prefix } }));
   const replicas = await startReplicas(t, 2, { args: ['--config', config, '--project-root', project] });
-  await Promise.all(replicas.map(storeReady));
   const [a, b] = replicas.map((r) => new HttpEndpoint(r.url)) as [HttpEndpoint, HttpEndpoint];
   const sid = ok(await call(a, 'create_task', { mode_slug: 'code' }), 'create_task').session_id as string;
   ok(await call(b, 'get_task_info', { session_id: sid }), 'the other replica sees the new session');
