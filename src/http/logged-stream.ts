@@ -28,8 +28,8 @@ export class LoggedStream {
     private readonly owner: string,
     private readonly log: RedisEventLog,
     private readonly logger: Logger,
-    /** Told after each live event reached the client's socket. */
-    private readonly onKept: () => void = () => {},
+    /** What the events so far told (the catalogue's digest), kept with each event; null: nothing to keep. */
+    private readonly mark: () => string | null = () => null,
   ) {
     this.#out = new SseStream(token, () => { this.#res = null; this.#last = null; });
   }
@@ -54,15 +54,16 @@ export class LoggedStream {
   /** Keeps one event in the log, then writes it (and any other replica's events before it) to the client. */
   send(text: string | Buffer): void {
     const data = typeof text === 'string' ? text : text.toString('utf8');
+    // Taken now, as the event is made: the catalogue it speaks of, not one loaded while it waits.
+    const mark = this.mark() ?? undefined;
     this.#queue(async () => {
-      const id = await this.log.append(this.owner, this.token, data);
+      const id = await this.log.append(this.owner, this.token, data, mark);
       const res = this.#res;
       if (!res) return;
       const n = numberOf(id);
       if (this.#last !== null && n > this.#last + 1) { await this.#catchUp(res); return; }
       this.#out.deliver(data, id);
       this.#last = n;
-      this.onKept();
     });
   }
 

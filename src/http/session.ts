@@ -34,8 +34,8 @@ export interface SharedOptions {
   log: Logger;
   /** A new session: resolves once its record is kept; the initialize answer waits for it. */
   keepRecord?: (session: LegacySession) => Promise<void>;
-  /** An event of the GET stream was kept in the log and written to the client (the holder's mark of what it told). */
-  kept?: (session: LegacySession) => void;
+  /** Kept with each event of the GET stream: what the events so far told (the catalogue's digest). */
+  mark?: () => string | null;
   /** The record could not be kept: answers the initialize request instead of its result. */
   refuse?: (res: ServerResponse, id: RequestId, err: unknown) => void;
 }
@@ -121,7 +121,7 @@ export class LegacySession {
     this.lastSeen = Date.now();
     if (this.#logged?.token !== token) {
       this.#logged?.release();
-      this.#logged = new LoggedStream(token, this.id, shared.events, shared.log, () => shared.kept?.(this));
+      this.#logged = new LoggedStream(token, this.id, shared.events, shared.log, shared.mark);
     }
     this.#counted(res);
     this.#logged.attach(res, this.headers, replay, after);

@@ -61,8 +61,6 @@ export class SharedSessions {
   readonly #copying = new Map<string, Promise<LegacySession | null>>();
   /** The catalogue whose changes this replica's sessions hear of (set once loaded). */
   #modes: ModeRegistry | null = null;
-  /** The digest each GET stream held here last marked as told, so an unchanged one is not written again. */
-  readonly #marked = new WeakMap<LegacySession, string>();
 
   constructor(readonly store: SharedStore, private readonly core: Core, log: Logger, table: SessionTable) {
     this.records = store.mcpSessions;
@@ -73,27 +71,12 @@ export class SharedSessions {
     core.modes().then((m) => { this.#modes = m; }, () => { /* logged by the loader */ });
   }
 
+  get replicaId(): string { return this.store.replicaId; }
+
   /** The digest of this replica's catalogue, null before it is loaded. */
   #digest(): string | null {
     return this.#modes ? catalogueDigest(this.#modes.current) : null;
   }
-
-  /**
-   * The holder of a GET stream told its client something: the record notes which catalogue the
-   * client now knows, so a replica taking the stream over can tell what it missed. Not a change any
-   * copy must refresh for (no news); best effort (a lost mark costs an extra announcement later).
-   */
-  #markSeen(session: LegacySession): void {
-    const d = this.#digest();
-    if (d === null || this.#marked.get(session) === d) return;
-    this.#marked.set(session, d);
-    this.records.change(session.id, { seen: d }, false).catch((err: unknown) => {
-      this.#marked.delete(session);
-      this.#log.debug(`could not note what MCP session ${session.id.slice(0, 8)}… was told`, err);
-    });
-  }
-
-  get replicaId(): string { return this.store.replicaId; }
 
   /**
    * The session `sid` on this replica, its record checked and its TTL refreshed: the copy held here,
@@ -158,16 +141,16 @@ export class SharedSessions {
         after = parsed.seq;
       }
       token ??= this.store.events.newStream();
-      // A resumed stream whose client was last told of another catalogue than this replica's missed
-      // changes nobody logged (its holder died before telling, or while nobody held the stream).
+      // A resumed stream whose events last told of another catalogue than this replica's (each event
+      // is kept with the digest of the catalogue it spoke of; the record has the one at the first
+      // GET) missed changes nobody logged: its holder died before telling them.
       const now = this.#digest();
-      const missed = last !== undefined && now !== null && rec.seen !== now;
+      const missed = replay !== null && now !== null && (replay.mark ?? rec.seen) !== now;
       if (!(await this.records.change(sid, { getStream: token, getHolder: this.replicaId, ...(now === null ? {} : { seen: now }) }))) {
         this.#table.forget(session);
         sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND);
         return;
       }
-      if (now !== null) this.#marked.set(session, now);
       this.#apply(session, { ...rec, getStream: token, getHolder: this.replicaId });
       session.openLogged(res, token, replay, after);
       // Said as "everything may have changed": the client reads again what it cares about.
@@ -214,7 +197,7 @@ export class SharedSessions {
   /** A new session whose record is written before its initialize answer leaves. */
   create(): LegacySession {
     const options: SharedOptions = {
-      events: this.store.events, log: this.#log, kept: (s) => this.#markSeen(s),
+      events: this.store.events, log: this.#log, mark: () => this.#digest(),
       keepRecord: (s) => this.records.create(s.id, recordOf(s)),
       refuse: (res, id, err) => {
         this.refuse(res, id, 'keeping the new session', err);
@@ -230,7 +213,7 @@ export class SharedSessions {
   /** This replica's copy of a session another replica started, as its record says. */
   #fromRecord(sid: string, rec: McpSessionRecord): LegacySession {
     const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, {
-      id: sid, events: this.store.events, log: this.#log, kept: (s) => this.#markSeen(s),
+      id: sid, events: this.store.events, log: this.#log, mark: () => this.#digest(),
     });
     const lc = session.conn.lifecycle;
     lc.clientCapabilities = rec.capabilities;

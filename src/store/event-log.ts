@@ -52,6 +52,8 @@ export interface Replay {
   events: StoredEvent[];
   /** The stream's last event was sent (finish()): after the replay the response ends. */
   finished: boolean;
+  /** The mark given with the newest append that had one (see append), null when none did. */
+  mark: string | null;
 }
 
 export interface EventLogOptions {
@@ -71,6 +73,7 @@ const TOKEN = /^[0-9a-f]{32}$/;
 const OWNER = /^[A-Za-z0-9_-]{1,128}$/;
 // At most 15 digits: every such count is exact as a double (Lua's numbers and ours).
 const EVENT_ID = /^([0-9a-f]{32})-(\d{1,15})$/;
+const MARK = /^[A-Za-z0-9_-]{1,64}$/;
 
 const APPEND = new RedisScript(`
 local data, maxEvents, maxBytes, ttl = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), ARGV[4]
@@ -107,16 +110,17 @@ else
   redis.call('PEXPIRE', KEYS[1], ttl)
 end
 redis.call('HSET', KEYS[2], 'bytes', bytes, 'first', n - len + 1)
+if ARGV[8] ~= '' then redis.call('HSET', KEYS[2], 'mark', ARGV[8]) end
 redis.call('PEXPIRE', KEYS[2], ttl)
 return n`);
 
 const REPLAY = new RedisScript(`
-local meta = redis.call('HMGET', KEYS[2], 'seq', 'first', 'done')
+local meta = redis.call('HMGET', KEYS[2], 'seq', 'first', 'done', 'mark')
 if not meta[1] then return {'unknown'} end
 local after = tonumber(ARGV[1])
 if after > tonumber(meta[1]) then return {'ahead'} end
 if after + 1 < tonumber(meta[2]) then return {'too_old'} end
-return {'ok', meta[3] or '0', redis.call('XRANGE', KEYS[1], '(0-' .. after, '+', 'COUNT', ARGV[2])}`);
+return {'ok', meta[3] or '0', redis.call('XRANGE', KEYS[1], '(0-' .. after, '+', 'COUNT', ARGV[2]), meta[4] or ''}`);
 
 const FINISH = new RedisScript(`
 if redis.call('EXISTS', KEYS[2]) == 0 then return 0 end
@@ -143,10 +147,15 @@ export class RedisEventLog {
   /** A new stream's name: random, so a stream that expired and a new one never share event ids. */
   newStream(): string { return randomBytes(16).toString('hex'); }
 
-  /** Appends one event (its JSON text) and resolves to its SSE id once Redis has kept it. */
-  async append(owner: string, stream: string, data: string): Promise<string> {
+  /**
+   * Appends one event (its JSON text) and resolves to its SSE id once Redis has kept it. `mark`, when
+   * given, is kept with it in the same step (the stream remembers the newest): a caller's note of
+   * what the events so far told, which a replay returns.
+   */
+  async append(owner: string, stream: string, data: string, mark?: string): Promise<string> {
+    if (mark !== undefined && !MARK.test(mark)) throw new TypeError(`event mark ${JSON.stringify(mark.slice(0, 80))}: expected 1 to 64 characters A-Z a-z 0-9 _ -`);
     const [key, meta, index] = this.#keys(owner, stream);
-    const args = [data, this.#maxEvents, this.#maxBytes, this.#ttlMs, this.#maxStreams, stream, this.#ownerBase(owner)];
+    const args = [data, this.#maxEvents, this.#maxBytes, this.#ttlMs, this.#maxStreams, stream, this.#ownerBase(owner), mark ?? ''];
     const n = reply.integer(meta, await APPEND.run(this.#client, [key, meta, index], args), 'the new event number');
     return `${stream}-${n}`;
   }
@@ -185,7 +194,9 @@ export class RedisEventLog {
       if (f.length !== 2 || f[0] !== 'd') throw new StoreDataError(key, `entry ${expected} does not hold exactly the field "d"`);
       return { id: `${stream}-${after + 1 + i}`, data: reply.string(key, f[1] ?? null, `the data of entry ${expected}`) };
     });
-    return { stream, events, finished: out[1] === '1' };
+    const mark = reply.string(key, out[3] ?? null, 'the stream mark');
+    if (mark !== '' && !MARK.test(mark)) throw new StoreDataError(key, 'the stream mark is not 1 to 64 characters A-Z a-z 0-9 _ -');
+    return { stream, events, finished: out[1] === '1', mark: mark === '' ? null : mark };
   }
 
   /**

@@ -35,9 +35,9 @@ export interface McpSessionRecord {
   /** The replica that last opened the GET stream: it alone delivers the session's notifications. */
   getHolder: string | null;
   /**
-   * The mode catalogue (its digest) as of the last change the GET stream's holder told the client
-   * about; null before any. A replica taking the stream over after a holder died compares it with
-   * its own catalogue to announce what changed while nobody held the stream.
+   * The mode catalogue (its digest) when the GET stream was last opened; null before. Each event of
+   * the stream carries the digest of its own time (the event log's mark); a replica resuming the
+   * stream compares the newest with its own catalogue to announce what nobody logged.
    */
   seen: string | null;
 }

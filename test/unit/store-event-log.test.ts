@@ -1,13 +1,22 @@
 // The resumable-stream event log against a real redis-server: replay after an id on another
 // client, both bounds, the oversize event, refusals of bad, foreign, too old and expired ids, and Redis data not ours.
-import { test } from 'node:test';
+import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseEventId } from '../../src/http/sse.js';
 import { RedisEventLog, ResumeRefusedError, type ResumeRefusal } from '../../src/store/event-log.js';
 import { StoreDataError } from '../../src/store/redis-input.js';
+import type { RedisClient } from '../../src/store/redis/client.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
 
 const OWNER = 'c2Vzc2lvbi1h_-1';
+
+/** A log on the test's Redis under its own prefix, with a new stream. */
+async function freshLog(t: TestContext, prefix: string): Promise<{ client: RedisClient; log: RedisEventLog; stream: string }> {
+  const redis = await testRedis(t);
+  const client = await connectedClient(t, { url: redis.url });
+  const log = new RedisEventLog(client, { prefix });
+  return { client, log, stream: log.newStream() };
+}
 
 async function refused(p: Promise<unknown>, reason: ResumeRefusal, status: number): Promise<void> {
   await assert.rejects(p, (e: unknown) => {
@@ -125,10 +134,7 @@ test('a stream unused for its TTL is gone: its ids then name no stream', { skip:
 });
 
 test('an entry in the stream that this server did not write is refused as store data, not replayed', { skip: redisMissing }, async (t) => {
-  const redis = await testRedis(t);
-  const client = await connectedClient(t, { url: redis.url });
-  const log = new RedisEventLog(client, { prefix: 'evt6:' });
-  const stream = log.newStream();
+  const { client, log, stream } = await freshLog(t, 'evt6:');
   const first = await log.append(OWNER, stream, 'ours');
   await log.append(OWNER, stream, 'ours too');
   const key = `evt6:sse:{${OWNER}}:${stream}:events`;
@@ -149,4 +155,18 @@ test('options and names are checked before anything reaches Redis', async () => 
   const log = new RedisEventLog(never);
   assert.match(log.newStream(), /^[0-9a-f]{32}$/);
   await assert.rejects(log.append('ok', 'not-a-stream', 'x'), /stream name "not-a-stream": expected/);
+});
+
+test('a mark kept with an append comes back with a replay: the newest one given, checked as outside input', { skip: redisMissing }, async (t) => {
+  const { client, log, stream } = await freshLog(t, 'evtmark:');
+  const first = await log.append(OWNER, stream, '{"n":1}');
+  assert.equal((await log.replay(OWNER, first)).mark, null, 'no mark given yet');
+  await log.append(OWNER, stream, '{"n":2}', 'a'.repeat(32));
+  await log.append(OWNER, stream, '{"n":3}');
+  assert.equal((await log.replay(OWNER, first)).mark, 'a'.repeat(32), 'an append without a mark keeps the newest one');
+  await log.append(OWNER, stream, '{"n":4}', 'b'.repeat(32));
+  assert.equal((await log.replay(OWNER, first)).mark, 'b'.repeat(32));
+  await assert.rejects(log.append(OWNER, stream, '{}', 'not a mark!'), TypeError);
+  await client.command('HSET', `evtmark:sse:{${OWNER}}:${stream}:meta`, 'mark', 'x y');
+  await assert.rejects(log.replay(OWNER, first), (e: unknown) => e instanceof StoreDataError && /stream mark/.test(e.message));
 });
