@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { MAIN, type Msg } from './harness.js';
 import { META_2026, startHttp, type HttpServer } from './http-harness.js';
 import { ownRedisMissing, redisMissing, startRedis, testRedis } from '../redis-server.js';
@@ -228,4 +229,20 @@ test('a server waits a bounded time for its store before listening, then serves 
   }
   assert.equal(made?.error, undefined, made && text(made));
   assert.match(s.stderr, /INFO \[store\] connected to the store/);
+});
+
+test('a rediss:// store is reached over TLS, its certificate checked against the CAs Node is given', { skip: ownRedisMissing }, async (t) => {
+  const dir = fileURLToPath(new URL('../fixtures/redis-tls/', import.meta.url));
+  const files = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem'), ca: join(dir, 'cert.pem') };
+  const redis = await startRedis(t, { tls: files });
+  const project = tempDir(t);
+  const url = `rediss://localhost:${redis.port}`;
+  // Trusted through NODE_EXTRA_CA_CERTS, as the deployment page says for a private CA.
+  const s = await startHttp(t, ['--project-root', project, '--store', url], { NODE_EXTRA_CA_CERTS: files.ca });
+  const made = await call(s, 1, 'create_task', { mode_slug: 'code' });
+  assert.equal(made.error, undefined, text(made));
+  // Without it the certificate is refused, and the store stays away: no silent plain-text fallback.
+  const untrusted = await startHttp(t, ['--project-root', project, '--store', url]);
+  assert.match(untrusted.stderr, /cannot reach the store rediss:\/\/localhost:\d+: .*certificate/i);
+  assert.equal((await call(untrusted, 1, 'create_task', { mode_slug: 'code' })).error?.code, -32603);
 });
