@@ -19,7 +19,7 @@ const ENV_URL = process.env.ROO_MODES_TEST_REDIS || undefined;
 /** false when tests have a Redis; otherwise the one reason every Redis test skips with. */
 export const redisMissing: string | false = REDIS_SERVER !== null || ENV_URL !== undefined
   ? false
-  : 'no Redis for the Redis client tests: redis-server is not on PATH and ROO_MODES_TEST_REDIS is not set';
+  : 'no Redis for the tests of the Redis client and the shared store: redis-server is not on PATH and ROO_MODES_TEST_REDIS is not set';
 /** For tests that restart, configure or password-protect their server: they need the binary. */
 export const ownRedisMissing: string | false = REDIS_SERVER !== null
   ? false
