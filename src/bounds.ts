@@ -55,6 +55,8 @@ export const BOUNDS = {
   store: {
     /** A resumable stream's events live this long after its last event (a client reconnecting later gets "cannot resume"). */
     eventTtlMs: 10 * 60_000,
+    /** How long a starting server waits for its store's first connection before serving without it: a Redis starting beside it is up by then, a down one costs a start no more. */
+    startWaitMs: 2_000,
     /** One mode-change fan-out message: thousands of slugs fit; anything larger is not a change we publish. */
     fanoutMessageBytes: 256 * 1024,
     /** A mode-file lease runs out this long after its last renewal: a writer takes well under a second, a dead replica blocks no longer. */

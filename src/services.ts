@@ -62,6 +62,9 @@ export class Services {
   async start(listing: ToolListing): Promise<void> {
     const specs = listing.specs;
     if (this.store) {
+      // The first calls find the store connected (a one-shot stdio client asks at once): its first
+      // connection is waited for, a bounded time; after that an outage fails calls at once.
+      await this.store.firstConnection();
       const { useLeases } = await import('./authoring/mode-file-lock.js');
       const leases = this.store.leases;
       useLeases({ lock: leases, nameOf: (file) => this.#leaseName(file) });

@@ -3,7 +3,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Core } from '../connection.js';
 import type { ParsedArgs } from '../config.js';
-import { BOUNDS, httpBounds } from '../bounds.js';
+import { httpBounds } from '../bounds.js';
 import { HttpDoor } from './server.js';
 import { descriptorLimit } from './sockets.js';
 import { bindProblem } from './security.js';
@@ -54,9 +54,6 @@ async function storeFirst(core: Core, io: ServeIo): Promise<void> {
   const pending = core.store();
   if (!pending) return;
   const store = await pending;
-  let timer: NodeJS.Timeout | undefined;
-  const waited = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), BOUNDS.redis.connectTimeoutMs); });
-  const up = await Promise.race([store.client.connected().then(() => true, () => false), waited]);
-  clearTimeout(timer);
+  const up = await store.firstConnection();
   if (!up) io.err(`roo-modes-server: warning: the store ${store.shownUrl} is not reachable yet (${store.client.lastError?.message ?? 'no answer'}); serving anyway: tools that need it answer "retry later" until it is\n`);
 }

@@ -5,6 +5,7 @@ import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerConfig } from '../config.js';
 import { redactUrl } from '../config.js';
+import { BOUNDS } from '../bounds.js';
 import type { Logger } from '../log.js';
 import type { ModesChange } from '../modes/registry.js';
 import { ChangeFanout, FanoutTooLargeError } from './change-fanout.js';
@@ -55,6 +56,16 @@ export class SharedStore {
     this.events = new RedisEventLog(this.client, { prefix: this.prefix });
     this.leases = new RedisLeaseLock(this.client, { replica: this.replicaId, prefix: this.prefix });
     this.mcpSessions = new McpSessionRecords(this.client, { replicaId: this.replicaId, prefix: this.prefix });
+  }
+
+  /**
+   * Resolves true once connected, false if the first connection takes longer than
+   * BOUNDS.store.startWaitMs (the client goes on trying; callers then serve and say so). At once when connected.
+   */
+  firstConnection(): Promise<boolean> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), BOUNDS.store.startWaitMs); });
+    return Promise.race([this.client.connected().then(() => true, () => false), late]).finally(() => clearTimeout(timer));
   }
 
   /** Task sessions on Redis, with the configured timeout and sweep. */

@@ -246,3 +246,24 @@ test('a rediss:// store is reached over TLS, its certificate checked against the
   assert.match(untrusted.stderr, /cannot reach the store rediss:\/\/localhost:\d+: .*certificate/i);
   assert.equal((await call(untrusted, 1, 'create_task', { mode_slug: 'code' })).error?.code, -32603);
 });
+
+test('stdio servers share task sessions through the store too, the first call finding it connected', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const project = tempDir(t);
+  const run = (call: { name: string; arguments: Record<string, unknown> }): Msg => {
+    const lines = [
+      { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } } },
+      { jsonrpc: '2.0', method: 'notifications/initialized' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/call', params: call },
+    ].map((m) => JSON.stringify(m)).join('\n');
+    const r = spawnSync(process.execPath, [MAIN, '--store', redis.url, '--project-root', project], { input: `${lines}\n`, encoding: 'utf8', timeout: 20_000 });
+    const answer = r.stdout.split('\n').filter(Boolean).map((l) => JSON.parse(l) as Msg).find((m) => m.id === 2);
+    assert.ok(answer, `an answer to the call: ${r.stdout}\n${r.stderr}`);
+    return answer;
+  };
+  const made = run({ name: 'create_task', arguments: { mode_slug: 'code' } });
+  assert.equal(made.error, undefined, text(made));
+  const sid = (made.result as { structuredContent: { session_id: string } }).structuredContent.session_id;
+  const info = run({ name: 'get_task_info', arguments: { session_id: sid } });
+  assert.equal((info.result as { structuredContent: { task: { mode_slug: string } } }).structuredContent.task.mode_slug, 'code', text(info));
+});
