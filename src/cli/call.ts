@@ -50,7 +50,8 @@ A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a J
   --url URL         talk to a running server over Streamable HTTP instead (serve --http), e.g.
                     http://127.0.0.1:3000/mcp; its token comes from ROO_MODES_HTTP_TOKEN
   --sessions-dir DIR  keep the server's sessions in DIR, so a later call can use a session_id from
-                    this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set)
+                    this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set);
+                    with ROO_MODES_STORE set (a Redis URL) they are shared through Redis instead
   --protocol REV    the protocol revision to speak: 2026-07-28 (stateless: server/discover, then
                     _meta on every request, no initialize) or a legacy one offered in initialize
                     (2025-11-25 by default; 2025-06-18, 2025-03-26, 2024-11-05)
