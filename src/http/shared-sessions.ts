@@ -87,7 +87,14 @@ export class SharedSessions {
     const held = this.#table.get(sid);
     try {
       if (held && !held.closed) {
-        if (await this.records.touch(sid)) return held;
+        let live: boolean;
+        try { live = await this.records.touch(sid); } catch (err) {
+          // The store is away: a copy held here goes on serving (what needs the store still fails on
+          // its own); an end decided elsewhere meanwhile reaches this copy when the store is back.
+          if (err instanceof RedisError && err.retryable) return held;
+          throw err;
+        }
+        if (live) return held;
         this.#table.forget(held);
         return null;
       }

@@ -139,7 +139,7 @@ test('the GET stream of a replica killed mid-stream resumes on another with ever
   await refused(`${token}-${last + 50}`, 404, /later than any event/);
 });
 
-test('with Redis stopped the GET stream ends unwritten and a session not held here is a retryable 503, and after Redis is back it is served again without a restart', { skip: ownRedisMissing }, async (t) => {
+test('with Redis stopped the GET stream ends unwritten, a session not held here is a retryable 503 while the replica holding it serves on, and after Redis is back it is served again without a restart', { skip: ownRedisMissing }, async (t) => {
   // Append-only file on: the restarted Redis still has the session (a real deployment's durability setting).
   const redis = await startRedis(t, { args: ['--appendonly', 'yes', '--appendfsync', 'always'] });
   const { a, b, project, sid, h } = await started(t, redis);
@@ -159,6 +159,14 @@ test('with Redis stopped the GET stream ends unwritten and a session not held he
   assert.equal(error?.data?.retryable, true);
   assert.equal(error?.data?.store, 'redis');
   assert.match(error?.message, /session store \(Redis at redis:\/\/127\.0\.0\.1:\d+\) cannot be used: finding the session failed/);
+  // The replica holding the session goes on serving it: what needs no store answers, what changes
+  // the session's record fails on its own, retryable.
+  const held = await a.post(rpc(4, 'tools/call', { name: 'list_modes', arguments: {} }), h);
+  assert.equal(held.status, 200, held.body);
+  assert.equal(held.messages[0]?.error, undefined, held.body);
+  const level = await a.post(rpc(5, 'logging/setLevel', { level: 'debug' }), h);
+  assert.equal(level.messages[0]?.error?.code, -32603, level.body);
+  assert.equal(level.messages[0]?.error?.data?.retryable, true, level.body);
   const init = await a.post(rpc('i2', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x' } }));
   assert.equal(init.status, 503, `a new session is refused while its record cannot be kept: ${init.body}`);
   assert.equal(init.messages[0]?.error?.data?.retryable, true);
