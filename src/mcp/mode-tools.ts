@@ -1,6 +1,6 @@
 // The seven mode tools of the seed API. Each handler looks modes up in the current catalogue and
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
-import { FileRestrictionError, ToolRestrictionError, ValidationError, type ModeNotFoundError } from '../rpc/errors.js';
+import { FileRestrictionError, ToolRestrictionError, type ModeNotFoundError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
 import { formatIssue, modeNotFound } from '../modes/problems.js';
 import type { ModeIssue } from '../modes/types.js';
@@ -175,18 +175,8 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
     },
 
     validate_tool_use(args) {
-      const sessionId = str(args.session_id);
-      const modeSlug = str(args.mode_slug);
-      if ((sessionId === undefined) === (modeSlug === undefined)) {
-        const problem = sessionId === undefined ? 'neither "session_id" nor "mode_slug" was given' : 'both "session_id" and "mode_slug" were given';
-        throw new ValidationError(`Invalid arguments for validate_tool_use: give "session_id" (a task's current mode) or "mode_slug" (a mode directly), exactly one; ${problem}`, {
-          message: `arguments: expected exactly one of "session_id" and "mode_slug"; ${problem}`,
-        });
-      }
-      // A mode asked directly needs no session store (it keeps working when a shared store is down).
-      if (modeSlug !== undefined) return validateToolUse(d, modeSlug, args);
       // In memory the session answers at once, and then so does the whole check (no promise).
-      const slug = d.sessions.modeOf(sessionId!);
+      const slug = d.sessions.modeOf(args.session_id as string);
       return typeof slug === 'string' ? validateToolUse(d, slug, args) : slug.then((s) => validateToolUse(d, s, args));
     },
 

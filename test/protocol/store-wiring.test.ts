@@ -144,7 +144,10 @@ test('with Redis down, store tools answer at once with a retryable error, the ot
   };
   assert.ok((served(await call(s, 4, 'list_modes', {})).modes as unknown[]).length >= 5);
   assert.equal(served(await call(s, 5, 'get_mode_info', { mode_slug: 'code' })).slug, 'code');
-  assert.equal(served(await call(s, 6, 'validate_tool_use', { mode_slug: 'ask', tool_name: 'write_to_file', file_path: 'a.ts' })).allowed, false);
+  // validate_tool_use judges by the session's current mode, kept in Redis: it fails closed, retryable.
+  const check = await call(s, 6, 'validate_tool_use', { session_id: sid, tool_name: 'read_file' });
+  assert.equal(check.error?.code, -32603, text(check));
+  assert.equal((check.error?.data as { retryable: boolean }).retryable, true);
   await redis.start();
   // The server reconnects by itself (backoff); poll until the session answers again.
   const deadline = Date.now() + 15_000;

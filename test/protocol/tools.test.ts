@@ -405,16 +405,6 @@ test('validate_tool_use decides by group and file pattern, and with enforce refu
   }
   err(await enforce(UNKNOWN_SESSION, 'read_file'), -32002);
   err(await r.tool('validate_tool_use', { session_id: code.session }), -32004);
-  // A mode asked directly, without a session: the same decision, no session involved.
-  const direct = ok(await r.tool('validate_tool_use', { mode_slug: 'architect', tool_name: 'write_to_file', file_path: 'src/app.py' }));
-  assert.equal(direct.metadata.allowed, false);
-  assert.equal(direct.metadata.mode, 'architect');
-  assert.equal(ok(await r.tool('validate_tool_use', { mode_slug: 'architect', tool_name: 'write_to_file', file_path: 'docs/plan.md' })).metadata.allowed, true);
-  err(await r.tool('validate_tool_use', { mode_slug: 'no-such-mode', tool_name: 'read_file' }), -32001);
-  const neither = err(await r.tool('validate_tool_use', { tool_name: 'read_file' }), -32004);
-  assert.match(neither.message, /exactly one; neither "session_id" nor "mode_slug" was given/);
-  const both = err(await r.tool('validate_tool_use', { session_id: code.session, mode_slug: 'code', tool_name: 'read_file' }), -32004);
-  assert.match(both.message, /both "session_id" and "mode_slug" were given/);
   s.assertStdoutPure();
 });
 
