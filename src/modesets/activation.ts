@@ -9,6 +9,7 @@ import { checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { analyseSet, type SetAnalysis } from './sets.js';
 import { listSets, notFound, readPointer, readSmallFile, writePointer, writePointerRaw } from './store.js';
 import { readTemplate, templateNames } from './templates.js';
+import { checkFence } from '../authoring/turn-fence.js';
 
 /** The special mode_file that clears the selection and puts .roomodes back in force. */
 export const ROOMODES = '.roomodes';
@@ -154,7 +155,7 @@ export async function restoreBackup(env: ActivationEnv, o: RestoreOptions): Prom
   const safety = overwritten.length > 0 || (pointerChanges && before.raw !== null)
     ? await writeBackup(paths, { reason: 'pre-restore', includeBinding: true, only: overwritten, now: env.now, ...(before.name && !before.invalid ? { primary: before.name } : {}) })
     : undefined;
-  for (const p of plan) await writeFileAtomic(p.path, p.content);
+  for (const p of plan) await writeFileAtomic(p.path, p.content, { beforeReplace: checkFence });
   if (pointerChanges) await writePointerRaw(paths, pointerRaw ?? null);
   const after = pointerChanges ? (pointerRaw ?? '').trim() || null : before.name;
   if (pointerChanges || (after !== null && plan.some((p) => p.name === after))) await env.reload();

@@ -19,6 +19,7 @@ import { analyseSet } from './sets.js';
 import { listSets, notFound, readPointer, readSmallFile } from './store.js';
 import { BUILTIN_TEMPLATE, readTemplate, templateNames } from './templates.js';
 import { modesetText } from './report-text.js';
+import { checkFence } from '../authoring/turn-fence.js';
 
 export interface ModesetDeps {
   projectRoot(): string;
@@ -122,7 +123,7 @@ export function modesetTools(deps: ModesetDeps): ToolFamily {
           const outcome = repairSetText(set.text, name.toLowerCase().endsWith('.json'));
           if (outcome.text !== undefined && outcome.text !== set.text) {
             backup = await writeBackup(p, { reason: 'pre-repair', includeBinding: true, only: [name], primary: name, now: now() });
-            await writeFileAtomic(set.path, outcome.text);
+            await writeFileAtomic(set.path, outcome.text, { beforeReplace: checkFence });
             applied = outcome.changes;
             set = await loadSet(p, name);
             if ((await readPointer(p, true)).name === name) await deps.reload(); // after the write: never fail here

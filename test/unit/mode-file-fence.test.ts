@@ -7,12 +7,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { useLeases, withModeFileLock } from '../../src/authoring/mode-file-lock.js';
 import { writeModeFile } from '../../src/authoring/mode-writes.js';
+import { checkFence } from '../../src/authoring/turn-fence.js';
+import { writeFileAtomic } from '../../src/files/atomic-write.js';
+import { ModesetLock } from '../../src/modesets/lock.js';
 import { ValidationError } from '../../src/rpc/errors.js';
 import { RedisLeaseLock } from '../../src/store/mode-file-lease.js';
 import { RedisClient } from '../../src/store/redis/client.js';
 import { redisMissing, testRedis } from '../redis-server.js';
 
-test('a mode-file write under a lease too short to cover it writes nothing; with time left it writes', { skip: redisMissing }, async (t) => {
+test('a mode-file or mode-set write under a lease too short to cover it writes nothing; with time left it writes', { skip: redisMissing }, async (t) => {
   const redis = await testRedis(t);
   const client = new RedisClient({ url: redis.url });
   t.after(() => client.close());
@@ -36,7 +39,15 @@ test('a mode-file write under a lease too short to cover it writes nothing; with
   assert.equal(existsSync(file), false, 'nothing replaced the mode file');
   assert.deepEqual((await client.command('KEYS', 'fence-test:lease:*')), [], 'the lease was given back');
 
+  // Mode-set writes take the same lease through their own lock, and their replacements are fenced too.
+  const pointer = join(dir, 'active_mode_set');
+  const setWrite = (): Promise<void> => new ModesetLock().run(join(dir, '.modesets.lock'), () => writeFileAtomic(pointer, 'team\n', { beforeReplace: checkFence }));
+  await assert.rejects(setWrite(), (err: unknown) => err instanceof ValidationError && (err.data as { written: boolean }).written === false);
+  assert.equal(existsSync(pointer), false, 'nothing replaced the pointer');
+
   useLeases({ lock: new RedisLeaseLock(client, { replica: 'long', prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' });
   await write();
   assert.equal(readFileSync(file, 'utf8'), 'customModes: []\n');
+  await setWrite();
+  assert.equal(readFileSync(pointer, 'utf8'), 'team\n');
 });
