@@ -70,15 +70,7 @@ export class ChangeFanout {
     this.#onChange = o.onChange;
     this.#subscriber = new RedisSubscriber(o.redis, (m) => this.#receive(m));
     const onResync = o.onResync;
-    // `connected` after a `disconnected`: the first connection is not a resync, every later one is.
-    const seen = { lost: false };
-    this.#subscriber.onState((e) => {
-      if (e.state === 'disconnected') seen.lost = true;
-      else if (e.state === 'connected' && seen.lost) {
-        seen.lost = false;
-        if (onResync) this.#guard('a resync listener', onResync);
-      }
-    });
+    if (onResync) this.#subscriber.onReconnect(() => this.#guard('a resync listener', onResync));
   }
 
   /** Subscribes (waiting for the connection first); resolves once Redis confirmed it. */

@@ -30,6 +30,7 @@ export class SharedStore {
   readonly #url: string;
   readonly #log: Logger;
   readonly #closers: (() => void)[] = [];
+  #first: Promise<boolean> | null = null;
 
   /** Starts connecting at once and reconnects by itself; nothing waits for the first connection. */
   constructor(readonly config: ServerConfig, log: Logger) {
@@ -60,12 +61,16 @@ export class SharedStore {
 
   /**
    * Resolves true once connected, false if the first connection takes longer than
-   * BOUNDS.store.startWaitMs (the client goes on trying; callers then serve and say so). At once when connected.
+   * BOUNDS.store.startWaitMs (the client goes on trying; callers then serve and say so).
    */
   firstConnection(): Promise<boolean> {
-    let timer: NodeJS.Timeout | undefined;
-    const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), BOUNDS.store.startWaitMs); });
-    return Promise.race([this.client.connected().then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+    // Waited once per process: the HTTP door and the services both ask, and a store that was away
+    // at start must not hold up the first tool call a second time.
+    return (this.#first ??= (() => {
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<false>((resolve) => { timer = setTimeout(() => resolve(false), BOUNDS.store.startWaitMs); });
+      return Promise.race([this.client.connected().then(() => true, () => false), late]).finally(() => clearTimeout(timer));
+    })());
   }
 
   /** Task sessions on Redis, with the configured timeout and sweep. */
@@ -106,11 +111,7 @@ export class SharedStore {
       if (typeof news === 'string') { this.#log.warn(`dropped a message on ${records.channel}: ${news}`); return; }
       if (news.origin !== this.replicaId) onNews(news);
     }));
-    const seen = { lost: false };
-    subscriber.onState((e) => {
-      if (e.state === 'disconnected') seen.lost = true;
-      else if (e.state === 'connected' && seen.lost) { seen.lost = false; guard('an MCP session resync', onResync); }
-    });
+    subscriber.onReconnect(() => guard('an MCP session resync', onResync));
     this.#startInBackground('subscribe to MCP session news', async () => {
       await subscriber.connected();
       await subscriber.subscribe(records.channel);

@@ -37,6 +37,18 @@ export class RedisSubscriber extends RedisLink {
     this.#wanted = wanted;
   }
 
+  /**
+   * Runs `fn` each time the connection is back after a loss (not on the first connection):
+   * messages published meanwhile were missed. Returns the function that stops listening.
+   */
+  onReconnect(fn: () => void): () => void {
+    const seen = { lost: false };
+    return this.onState((e) => {
+      if (e.state === 'disconnected') seen.lost = true;
+      else if (e.state === 'connected' && seen.lost) { seen.lost = false; fn(); }
+    });
+  }
+
   /** Resolves once Redis confirmed every channel; fails at once (retryable) while disconnected. */
   subscribe(...channels: string[]): Promise<void> { return this.#on('channel', channels); }
   psubscribe(...patterns: string[]): Promise<void> { return this.#on('pattern', patterns); }
