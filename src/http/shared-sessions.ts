@@ -14,6 +14,7 @@ import type { RequestId } from '../rpc/jsonrpc.js';
 import { ResumeRefusedError, type Replay } from '../store/event-log.js';
 import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from '../store/mcp-sessions.js';
 import { RedisError } from '../store/redis/errors.js';
+import { redisFailure } from '../store/sessions/replies.js';
 import type { SharedStore } from '../store/shared-store.js';
 import { BOUNDS } from '../bounds.js';
 import { LegacySession, type SharedOptions } from './session.js';
@@ -24,17 +25,21 @@ import { sendRpcError } from './wire.js';
 export function storeFailure(store: SharedStore, doing: string, err: unknown): { status: number; error: RpcError; headers: Record<string, string> } {
   if (err instanceof RpcError) return { status: 400, error: err, headers: {} };
   if (err instanceof McpSessionLimitError) return { status: 400, error: new InvalidRequestError(`Invalid Request: ${err.message}`), headers: {} };
-  const redis = err instanceof RedisError ? err : null;
-  const retryable = redis?.retryable ?? false;
+  // Redis's own failures read as the task tools' do (src/store/sessions/replies.ts); anything else
+  // (data not ours) cannot be retried away.
+  const ctx = { address: store.shownUrl, prefix: store.prefix, timeoutSeconds: store.config.sessions.timeout };
+  if (err instanceof RedisError) {
+    const error = redisFailure(ctx, doing, err);
+    return err.retryable ? { status: 503, error, headers: { 'retry-after': String(BOUNDS.http.retryAfterS) } } : { status: 500, error, headers: {} };
+  }
   const message = (err as Error).message;
-  const error = new SessionStoreError(`The session store (Redis at ${store.shownUrl}) cannot be used: ${doing} failed (${message})`, {
-    message: `${doing}: ${message}`, store: 'redis', redis_address: store.shownUrl, operation: doing,
-    ...(redis ? { redis_error: redis.kind } : {}), retryable,
-    recovery_suggestions: retryable ? ['Retry in a moment: the server reconnects to Redis by itself'] : ['Check the Redis server and what else writes under the key prefix'],
-  });
-  return retryable
-    ? { status: 503, error, headers: { 'retry-after': String(BOUNDS.http.retryAfterS) } }
-    : { status: 500, error, headers: {} };
+  return {
+    status: 500, headers: {},
+    error: new SessionStoreError(`The session store (Redis at ${store.shownUrl}) cannot be used: ${doing} failed (${message})`, {
+      message: `${doing}: ${message}`, store: 'redis', redis_address: store.shownUrl, operation: doing, retryable: false,
+      recovery_suggestions: ['Check the Redis server and what else writes under the key prefix'],
+    }),
+  };
 }
 
 /** The door's sessions of this process, as this module may use them. */
