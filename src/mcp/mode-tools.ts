@@ -1,6 +1,6 @@
 // The seven mode tools of the seed API. Each handler looks modes up in the current catalogue and
 // tasks up in the session store; it returns a report and a metadata object, or throws a typed error.
-import { FileRestrictionError, ToolRestrictionError, type ModeNotFoundError } from '../rpc/errors.js';
+import { FileRestrictionError, ToolRestrictionError } from '../rpc/errors.js';
 import type { Catalogue } from '../modes/catalogue.js';
 import { formatIssue, modeNotFound } from '../modes/problems.js';
 import type { ModeIssue } from '../modes/types.js';
@@ -22,13 +22,9 @@ export interface ModeToolDeps {
 
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
-function requireModeError(cat: Catalogue, slug: string): ModeNotFoundError {
-  return modeNotFound(cat, slug);
-}
-
 function requireMode(cat: Catalogue, slug: string): CompiledMode {
   const mode = cat.get(slug);
-  if (!mode) throw requireModeError(cat, slug);
+  if (!mode) throw modeNotFound(cat, slug);
   return mode;
 }
 
@@ -123,7 +119,7 @@ export function modeTools(d: ModeToolDeps): ToolFamily {
       const mode = cat.get(args.new_mode_slug as string);
       if (!mode) {
         await d.sessions.get(sessionId); // an unknown or expired session is the first thing to report
-        throw requireModeError(cat, args.new_mode_slug as string);
+        throw modeNotFound(cat, args.new_mode_slug as string);
       }
       // No await before the switch: it must apply in arrival order with other calls on this session.
       const reason = str(args.reason);

@@ -51,7 +51,7 @@ export interface McpServerOptions {
   log: Logger;
 }
 
-/** A legacy session's state as other replicas may have set it (src/http/shared-session.ts). */
+/** A legacy session's state as other replicas may have set it (src/http/shared-sessions.ts). */
 export interface SharedState {
   logLevel: LogLevel | null;
   subscriptions: readonly string[];

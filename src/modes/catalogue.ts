@@ -94,11 +94,6 @@ export function mergeLayers(builtins: readonly Mode[], layers: readonly (readonl
   return [...builtins.map((b) => bySlug.get(b.slug) ?? b), ...custom.filter((m) => !builtinSlugs.has(m.slug))];
 }
 
-/** Project > global > built-in: the two-layer case of mergeLayers. */
-export function mergeModes(builtins: readonly Mode[], global: readonly Mode[], project: readonly Mode[]): Mode[] {
-  return mergeLayers(builtins, [project, global]);
-}
-
 /** What of a mode a reader can see, as text: equal texts mean an unchanged mode. */
 export const fingerprint = (m: Mode): string => JSON.stringify([
   m.name, m.roleDefinition, m.whenToUse, m.description, m.customInstructions, m.groups, m.source, m.file,

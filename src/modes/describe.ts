@@ -1,7 +1,7 @@
 // What a mode may do, described for people and clients: the tool groups in order with their
 // restrictions, and the flat list of allowed tools. Reads a mode; never decides a single call.
 import { TOOL_GROUP_NAMES, type GroupName, type GroupOptions, type Mode } from './types.js';
-import { ALWAYS_AVAILABLE_TOOLS, TOOL_GROUPS } from './tool-groups.js';
+import { TOOL_GROUPS } from './tool-groups.js';
 
 export interface GroupDescription {
   group: GroupName;
@@ -38,17 +38,4 @@ export function describeToolGroups(mode: Mode): GroupDescription[] {
     if (enabled && group === 'mcp' && mode.allowedMcpServers !== undefined) row.mcpServers = [...mode.allowedMcpServers];
     return row;
   });
-}
-
-/** Every tool name the mode may call: its groups' tools, MCP allow-list patterns, then the always-available ones. */
-export function toolsAllowed(mode: Mode): string[] {
-  const out = new Set<string>();
-  for (const row of describeToolGroups(mode)) {
-    if (!row.enabled) continue;
-    for (const t of row.tools) out.add(t);
-    for (const t of row.mcpTools ?? []) out.add(t);
-    if (!row.mcpTools) for (const server of row.mcpServers ?? []) out.add(`mcp__${server}__*`);
-  }
-  for (const t of ALWAYS_AVAILABLE_TOOLS) out.add(t);
-  return [...out];
 }

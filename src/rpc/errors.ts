@@ -22,7 +22,6 @@ export const ERROR_CODES = {
 } as const;
 
 export type ErrorName = keyof typeof ERROR_CODES;
-export type ErrorCode = (typeof ERROR_CODES)[ErrorName];
 
 /** Wire form of an error; `data` is a string or an object with a `message` and precise fields. */
 export interface WireError {
