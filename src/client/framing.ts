@@ -1,7 +1,7 @@
 // Newline-delimited JSON framing for the client: bytes from the server's stdout in, text lines out,
 // and one message object out as one line. It owns only the unfinished tail; it never parses JSON.
 
-import { LineSplitter, type LineEvent } from '../pipeline/lines.js';
+import { LineSplitter, type LineEvent } from '../rpc/lines.js';
 
 /**
  * How it works: the pure splitter the server reads stdin with does the byte work (newline found

@@ -1,6 +1,6 @@
 // Roo Code's IPC wire format: form-feed-terminated UTF-8 JSON frames wrapping an IpcMessage.
 // Pure: it owns the partial tail of the byte stream and the message guards; it never touches a socket.
-import { LineSplitter } from '../pipeline/lines.js';
+import { LineSplitter } from '../rpc/lines.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 import { depthMessage, tooDeep } from '../rpc/json-bounds.js';
 

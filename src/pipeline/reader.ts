@@ -1,7 +1,7 @@
 // The reader stage: stdin bytes → lines → parsed values on the incoming queue. It owns the input
 // stream's consumption and nothing else; it never answers a message.
 import type { Readable } from 'node:stream';
-import { LineSplitter, type LineEvent } from './lines.js';
+import { LineSplitter, type LineEvent } from '../rpc/lines.js';
 import type { AsyncQueue } from './queue.js';
 import { boundedValue, type Incoming } from './incoming.js';
 import { leadingId } from '../rpc/leading-id.js';

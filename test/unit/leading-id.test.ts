@@ -1,9 +1,9 @@
 // Unit tests of the bounded id scanner (src/rpc/leading-id.ts) and of the head the line splitter
-// keeps for an oversize line (src/pipeline/lines.ts).
+// keeps for an oversize line (src/rpc/lines.ts).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { leadingId } from '../../src/rpc/leading-id.js';
-import { HEAD_BYTES, LineSplitter } from '../../src/pipeline/lines.js';
+import { HEAD_BYTES, LineSplitter } from '../../src/rpc/lines.js';
 
 const CASES: [string, string, string | number | null][] = [
   ['id first after jsonrpc', '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"imp', 7],

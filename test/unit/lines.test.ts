@@ -1,10 +1,10 @@
-// Unit tests of the line splitter (src/pipeline/lines.ts): framing of raw stdin bytes into lines.
+// Unit tests of the line splitter (src/rpc/lines.ts): framing of raw stdin bytes into lines.
 // They feed Buffers directly and never touch a stream or parse JSON.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
-import { HEAD_BYTES, LineSplitter, type LineEvent } from '../../src/pipeline/lines.js';
+import { HEAD_BYTES, LineSplitter, type LineEvent } from '../../src/rpc/lines.js';
 
 const line = (text: string): LineEvent => ({ kind: 'line', text });
 const b = (s: string): Buffer => Buffer.from(s, 'utf8');
