@@ -149,7 +149,7 @@ async function serve(argv: string[]): Promise<number> {
   // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
   // start as fast as Node itself, so the entry point pulls in the server only when it serves.
   const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }] = await Promise.all([
-    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./connection.js'), import('./config.js'), import('./log.js'),
+    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./core.js'), import('./config.js'), import('./log.js'),
   ]);
   const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } = configModule;
   let config;

@@ -1,6 +1,6 @@
 // How `call` marks off the answers of several calls: a heading line per call when printed as text,
 // one self-describing JSON line per call with a bare --json. Pure: it formats, it never prints.
-import type { JsonObject } from '../client/connection.js';
+import type { JsonObject } from '../client/peer.js';
 import type { Step } from './call-script.js';
 
 /** The line that opens a call's answer in a script's text output: its script line and its name. */

@@ -1,7 +1,7 @@
 // Script mode of `call`: reads a JSON-lines file of calls and resolves `$prev.<path>` / `$<n>.<path>`
 // references against earlier results. Pure over its inputs; it never starts a server.
 import { readFile } from 'node:fs/promises';
-import type { JsonObject } from '../client/connection.js';
+import type { JsonObject } from '../client/peer.js';
 
 /** A mistake in how the command was used (exit code 2). */
 export class UsageError extends Error {}

@@ -3,7 +3,7 @@
 
 import { resolve } from 'node:path';
 import { connectHttp, connectStdio, type McpClient } from '../client/client.js';
-import type { JsonObject } from '../client/connection.js';
+import type { JsonObject } from '../client/peer.js';
 import {
   McpAbortError,
   McpError,

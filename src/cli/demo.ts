@@ -4,7 +4,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { connectStdio, type McpClient } from '../client/client.js';
-import type { JsonObject } from '../client/connection.js';
+import type { JsonObject } from '../client/peer.js';
 import { McpError } from '../client/errors.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 

@@ -3,7 +3,7 @@
 
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
 import { META, MODERN_VERSIONS } from '../mcp/eras.js';
-import { Connection, type Channel, type JsonObject, type NotificationHandler, type RequestOptions } from './connection.js';
+import { RpcPeer, type Channel, type JsonObject, type NotificationHandler, type RequestOptions } from './peer.js';
 import { McpAbortError, McpError, McpProtocolError, UnsupportedProtocolVersionError } from './errors.js';
 import { ServerProcess, type CloseOptions, type CloseResult, type StdioServerParams } from './process.js';
 import { HttpChannel, type HttpServerParams } from './http.js';
@@ -80,7 +80,7 @@ export async function connectHttp(options: HttpConnectOptions): Promise<McpClien
 
 async function handshake(proc: Channel, options: HandshakeOptions): Promise<McpClient> {
   const { signal } = options;
-  const conn = new Connection(proc, {
+  const conn = new RpcPeer(proc, {
     defaultTimeoutMs: options.requestTimeoutMs ?? 60_000,
     ...(options.onProtocolError === undefined ? {} : { onProtocolError: options.onProtocolError }),
   });
@@ -126,7 +126,7 @@ async function handshake(proc: Channel, options: HandshakeOptions): Promise<McpC
 
 export class McpClient {
   readonly #proc: Channel;
-  readonly #conn: Connection;
+  readonly #conn: RpcPeer;
   readonly #stopChecks = new Set<() => void>();
   /** The negotiated protocol revision. */
   readonly protocolVersion: string;
@@ -135,7 +135,7 @@ export class McpClient {
   readonly instructions: string | undefined;
 
   /** Use connectStdio(); the constructor expects a finished handshake. */
-  constructor(proc: Channel, conn: Connection, init: JsonObject, protocolVersion: string) {
+  constructor(proc: Channel, conn: RpcPeer, init: JsonObject, protocolVersion: string) {
     this.#proc = proc;
     this.#conn = conn;
     this.protocolVersion = protocolVersion;

@@ -3,7 +3,7 @@
 import { EventEmitter } from 'node:events';
 import { META, MODERN_VERSIONS } from '../mcp/eras.js';
 import { isRecord } from '../rpc/jsonrpc.js';
-import type { Channel } from './connection.js';
+import type { Channel } from './peer.js';
 import type { CloseResult, ExitInfo } from './process.js';
 
 export interface HttpServerParams {

@@ -4,7 +4,7 @@
 export { connectHttp, connectStdio, McpClient } from './client.js';
 export type { HttpServerParams } from './http.js';
 export type { ConnectOptions, HttpConnectOptions, HealthCheckOptions, Prompt, Resource, ResourceTemplate, Root, Tool } from './client.js';
-export type { JsonObject, NotificationHandler, RequestOptions, ServerRequestHandler } from './connection.js';
+export type { JsonObject, NotificationHandler, RequestOptions, ServerRequestHandler } from './peer.js';
 export type { CloseOptions, CloseResult, ExitInfo, StdioServerParams, StopStep } from './process.js';
 export {
   ClientClosedError,

@@ -1,7 +1,7 @@
 // `POST /hooks/claude-code`: Claude Code's HTTP hooks, decided in-process from the catalogue the
 // server holds and watches. It never answers "allow" (no objection is `{}`) and never spawns.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from '../connection.js';
+import type { Core } from '../core.js';
 import { HookInputError, parseToolEvent } from '../hook/event.js';
 import { claudeDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import type { CompiledMode } from '../modes/permissions.js';

@@ -1,7 +1,7 @@
 // `serve --http`: checks the bind rule, listens, prints the ready line on stderr, and on SIGTERM
 // drains requests and flushes the shared services. It never writes stdout (nothing reads it here).
 import type { AddressInfo } from 'node:net';
-import type { Core } from '../connection.js';
+import type { Core } from '../core.js';
 import type { ParsedArgs } from '../config.js';
 import { httpBounds } from '../bounds.js';
 import { HttpDoor } from './server.js';

@@ -1,9 +1,9 @@
 // The Streamable HTTP door: one endpoint path, security checks on every request, then POST/GET/DELETE
 // routed to a legacy session (2025-11-25) or the stateless runner (2026-07-28). Dispatch, lifecycle
-// and error mapping stay in the shared core (src/connection.ts); this file only frames and delivers.
+// and error mapping stay in the shared core (src/core.ts); this file only frames and delivers.
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Core } from '../connection.js';
+import type { Core } from '../core.js';
 import { BOUNDS, type HttpBounds } from '../bounds.js';
 import { ERROR_CODES, InvalidRequestError } from '../rpc/errors.js';
 import { depthMessage, MAX_JSON_DEPTH, tooDeep } from '../rpc/json-bounds.js';

@@ -3,7 +3,7 @@
 // It never parses HTTP requests; server.ts hands it values and responses.
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import type { Core, Connection } from '../connection.js';
+import type { Core, WiredConnection } from '../core.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
 import { BOUNDS } from '../bounds.js';
 import type { RedisEventLog, Replay } from '../store/event-log.js';
@@ -42,7 +42,7 @@ export interface SharedOptions {
 
 export class LegacySession {
   readonly id: string;
-  readonly conn: Connection;
+  readonly conn: WiredConnection;
   lastSeen = Date.now();
   readonly #pending = new Map<string, Pending>();
   readonly #streams = new Map<string, SseStream>();

@@ -3,7 +3,7 @@
 // GET stream opened or resumed from the event log, and the HTTP answer when Redis cannot be used.
 // It never reads an HTTP request; the door (server.ts) hands it ids, headers and responses.
 import type { ServerResponse } from 'node:http';
-import type { Core } from '../connection.js';
+import type { Core } from '../core.js';
 import { catalogueDigest } from '../modes/catalogue-digest.js';
 import type { ModeRegistry } from '../modes/registry.js';
 import type { Logger } from '../log.js';

@@ -1,7 +1,7 @@
 // The 2026-07-28 door: one POST is one request, on a connection of its own; mirrored headers are
 // checked (-32020) and a response closed early cancels. It never keeps state between requests.
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Core } from '../connection.js';
+import type { Core } from '../core.js';
 import { ERROR_CODES, HeaderMismatchError, MethodNotFoundError, RpcError } from '../rpc/errors.js';
 import { isRecord, type Params, type RequestId } from '../rpc/jsonrpc.js';
 import { ERA_METHODS, META, readRequestMeta, servedIn } from '../mcp/eras.js';

@@ -2,7 +2,7 @@
 // request/response matching for the Get* queries. It never blocks startup and never writes stdout.
 import type { Logger } from '../log.js';
 import { ValidationError } from '../rpc/errors.js';
-import { RooConnection, type ConnectionState, type SocketTarget } from './connection.js';
+import { RooConnection, type ConnectionState, type SocketTarget } from './roo-socket.js';
 import {
   EventQueues, EventWaiters, isPartialMessage, QUERIES, TASK_START_EVENTS, taskIdOf,
   type PollResult, type QueryKind, type RooEvent,

@@ -25,7 +25,7 @@ const INSTRUCTIONS = [
 ].join(' ');
 
 /** What the method table needs from the running connection. */
-export interface Connection {
+export interface ConnectionPort {
   lifecycle: Lifecycle;
   notify(method: string, params?: Params): boolean;
   requestClient(method: string, params: Params | undefined, timeoutMs: number): Promise<unknown>;
@@ -70,7 +70,7 @@ export interface SharedSession { save(change: SharedChange): Promise<void> }
 /** Wires the method table to a connection; returns the table and hooks for the services. */
 export class McpServer {
   readonly #o: McpServerOptions;
-  #conn!: Connection;
+  #conn!: ConnectionPort;
   #clientLevel: LogLevel | null = null;
   #resources: ModeResources | null = null;
   /** resources/subscribe of this connection (legacy era); the one owner of the set. */
@@ -84,7 +84,7 @@ export class McpServer {
 
   constructor(o: McpServerOptions) { this.#o = o; }
 
-  attach(conn: Connection): void {
+  attach(conn: ConnectionPort): void {
     this.#conn = conn;
     this.#subscriptions = new Subscriptions({
       notify: (method, params) => conn.notify(method, params),

@@ -3,7 +3,7 @@ import * as assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
 import { connectStdio, type ConnectOptions, type McpClient } from '../../src/client/client.js';
 import { ClientClosedError, McpAbortError, McpError, McpTimeoutError } from '../../src/client/errors.js';
-import type { JsonObject } from '../../src/client/connection.js';
+import type { JsonObject } from '../../src/client/peer.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/fake-mcp-server.mjs', import.meta.url));
 const fake = (flags: string[] = [], extra: Partial<ConnectOptions> = {}): Promise<McpClient> =>

@@ -1,7 +1,7 @@
 // Unit tests for the pure IPC pieces: frame decoding and parsing, the ring buffer, backoff, pipe paths.
 import * as assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { backoffDelay, platformSocketPath } from '../../src/ipc/connection.js';
+import { backoffDelay, platformSocketPath } from '../../src/ipc/roo-socket.js';
 import { EventQueues, isPartialMessage, RingBuffer, taskIdOf } from '../../src/ipc/events.js';
 import { encodeFrame, FrameDecoder, parseFrame, taskCommand, type FrameEvent, type IpcMessage } from '../../src/ipc/frames.js';
 

@@ -16,7 +16,7 @@ import type { ToolListing } from './mcp/tools.js';
 import type { SharedStore } from './store/shared-store.js';
 
 /** One wired connection: the transport feeds `incoming`, drains `outgoing`, and awaits `done`. */
-export interface Connection {
+export interface WiredConnection {
   readonly lifecycle: Lifecycle;
   readonly server: McpServer;
   readonly processor: Processor;
@@ -36,7 +36,7 @@ export interface OpenOptions {
 }
 
 /** The connection a request came in on: every processor of this Core is opened with its connection as owner. */
-const ownerOf = (ctx: RequestContext): Connection | undefined => ctx.owner as Connection | undefined;
+const ownerOf = (ctx: RequestContext): WiredConnection | undefined => ctx.owner as WiredConnection | undefined;
 
 /**
  * Services are loaded on first use and shared by every connection (HTTP clients share tool-level
@@ -44,7 +44,7 @@ const ownerOf = (ctx: RequestContext): Connection | undefined => ctx.owner as Co
  * (`ctx.owner`, set by the processor of that connection).
  */
 export class Core {
-  readonly #live = new Set<Connection & { sink: LogSink }>();
+  readonly #live = new Set<WiredConnection & { sink: LogSink }>();
   #services: Promise<Services> | null = null;
   #modes: Promise<ModeRegistry> | null = null;
   #listing: Promise<ToolListing> | null = null;
@@ -128,7 +128,7 @@ export class Core {
   }
 
   /** Wires one connection and starts its processor; it leaves the live set when `done` settles. */
-  open(o: OpenOptions): Connection {
+  open(o: OpenOptions): WiredConnection {
     const { config } = this;
     // Both queues are bounded in bytes as well as in count, so a few huge messages hold the
     // connection back (backpressure) instead of piling up in memory.
@@ -143,7 +143,7 @@ export class Core {
       preload: ipcEnabled(config), rooEvents: ipcEnabled(config), sink, log: this.log,
     });
     const table = server.methods();
-    const conn = { lifecycle, server, incoming, outgoing, sink } as Connection & { sink: LogSink; processor: Processor; done: Promise<void> };
+    const conn = { lifecycle, server, incoming, outgoing, sink } as WiredConnection & { sink: LogSink; processor: Processor; done: Promise<void> };
     const processor = new Processor({
       incoming, outgoing, lifecycle, methods: table, strict: config.server.strict, maxInFlight: o.maxInFlight, log: this.log, maxMessageBytes, owner: conn,
       ...(o.shutdownGraceMs === undefined ? {} : { shutdownGraceMs: o.shutdownGraceMs }),

@@ -43,7 +43,7 @@ const isId = (v: unknown): v is string | number => typeof v === 'string' || (typ
  * notifications/cancelled, and rejects — a late answer then finds no entry and is ignored. When
  * the process ends, every entry left is rejected with the exit status and stderr tail.
  */
-export class Connection {
+export class RpcPeer {
   readonly #proc: Channel;
   readonly #decoder = new LineDecoder();
   readonly #pending = new Map<number, Pending>();
