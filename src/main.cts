@@ -167,7 +167,7 @@ async function serve(argv: string[]): Promise<number> {
   const store = config.sessions.persistence;
   if (store.enabled) {
     // Checked before serving: a store that cannot work is a clear exit 2, not a failing tool later.
-    const problem = await (await import('./tasks/store-check.js')).storeFolderProblem(store.storage_path);
+    const problem = await (await import('./tasks/session-folder-check.js')).storeFolderProblem(store.storage_path);
     if (problem !== null) { io.err(`roo-modes-server: sessions.persistence.storage_path ${store.storage_path} ${problem}\n`); return 2; }
   }
   let logStream: WriteStream | null = null;

@@ -7,7 +7,7 @@ import { readBackup, listBackups, writeBackup, type WrittenBackup } from './back
 import { firstError, issuesOut, splitRoles } from './catalog.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { analyseSet, type SetAnalysis } from './sets.js';
-import { listSets, notFound, readPointer, readSmallFile, writePointer, writePointerRaw } from './store.js';
+import { listSets, notFound, readPointer, readSmallFile, writePointer, writePointerRaw } from './set-files.js';
 import { readTemplate, templateNames } from './templates.js';
 import { checkFence } from '../authoring/turn-fence.js';
 

@@ -7,7 +7,7 @@ import { readModeFileText } from '../modes/mode-file.js';
 import { ValidationError } from '../rpc/errors.js';
 import { writeFileExclusive } from '../files/atomic-write.js';
 import { BACKUP_EXTENSIONS, checkBareName, checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
-import { listNames, listSets, MAX_BACKUP_BYTES, readPointer, readSmallFile } from './store.js';
+import { listNames, listSets, MAX_BACKUP_BYTES, readPointer, readSmallFile } from './set-files.js';
 import { toYaml, type Plain } from '../yaml/write.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 

@@ -2,7 +2,7 @@
 // the template (specialist) and which were added (custom), and one list row per set. Reads only.
 import type { ModesetPaths } from './paths.js';
 import { analyseSet, type SetAnalysis, type SetIssue } from './sets.js';
-import { listSets, notFound, readSmallFile } from './store.js';
+import { listSets, notFound, readSmallFile } from './set-files.js';
 import { BUILTIN_TEMPLATE, builtinSlugs, readTemplate, templateNames } from './templates.js';
 
 export interface LoadedSet { name: string; path: string; text: string; mtime: Date; analysis: SetAnalysis }

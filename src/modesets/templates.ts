@@ -3,7 +3,7 @@
 // only; it never writes, and never reads outside the template folder.
 import { BUILTIN_MODES } from '../modes/builtin.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
-import { listNames, readSmallFile } from './store.js';
+import { listNames, readSmallFile } from './set-files.js';
 import { toPlain, toYaml } from '../yaml/write.js';
 
 export const BUILTIN_TEMPLATE = 'default_roles.yaml';

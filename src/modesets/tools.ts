@@ -16,7 +16,7 @@ import { ModesetLock } from './lock.js';
 import { BACKUP_EXTENSIONS, checkBareName, checkFileName, ModesetPaths, SET_EXTENSIONS } from './paths.js';
 import { repairSetText } from './repair.js';
 import { analyseSet } from './sets.js';
-import { listSets, notFound, readPointer, readSmallFile } from './store.js';
+import { listSets, notFound, readPointer, readSmallFile } from './set-files.js';
 import { BUILTIN_TEMPLATE, readTemplate, templateNames } from './templates.js';
 import { modesetText } from './report-text.js';
 import { checkFence } from '../authoring/turn-fence.js';

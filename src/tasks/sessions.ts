@@ -3,7 +3,7 @@
 // Never validates mode slugs (the tool layer does) and never blocks the event loop for long.
 import type { Logger } from '../log.js';
 import { SessionExpiredError, TaskNotFoundError } from '../rpc/errors.js';
-import { assertSessionId, SessionFiles } from './store.js';
+import { assertSessionId, SessionFiles } from './session-files.js';
 import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
   type FinalState, type SessionRecord, type SessionView,

@@ -2,7 +2,7 @@
 // expired sessions for a sweep. It decides nothing about a single session's access or change.
 import type { Logger } from '../log.js';
 import { SessionStoreError } from '../rpc/errors.js';
-import type { SessionFiles } from './store.js';
+import type { SessionFiles } from './session-files.js';
 import type { SessionTable } from './table.js';
 import type { Tombstones } from './tombstones.js';
 

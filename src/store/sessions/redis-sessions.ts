@@ -3,7 +3,7 @@
 import { BOUNDS } from '../../bounds.js';
 import type { Logger } from '../../log.js';
 import { KeyedChains } from '../../tasks/chains.js';
-import { assertSessionId, sessionToFile } from '../../tasks/store.js';
+import { assertSessionId, sessionToFile } from '../../tasks/session-files.js';
 import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
   type FinalState, type SessionRecord, type SessionView,

@@ -3,7 +3,7 @@
 import { SessionExpiredError, SessionStoreError, TaskNotFoundError } from '../../rpc/errors.js';
 import { RedisError } from '../redis/errors.js';
 import type { RespValue } from '../redis/resp.js';
-import { sessionFromFile } from '../../tasks/store.js';
+import { sessionFromFile } from '../../tasks/session-files.js';
 import { SESSION_ID_PATTERN, type SessionRecord } from '../../tasks/task.js';
 
 /** A session as read: its record and the version a change must match. */

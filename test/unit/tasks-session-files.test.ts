@@ -7,7 +7,7 @@ import { join } from 'node:path';
 import type { Logger } from '../../src/log.js';
 import { RpcError } from '../../src/rpc/errors.js';
 import { SessionStore } from '../../src/tasks/sessions.js';
-import { SessionFiles } from '../../src/tasks/store.js';
+import { SessionFiles } from '../../src/tasks/session-files.js';
 import { contractCases } from './session-store-contract.js';
 
 const T0 = Date.parse('2025-03-01T00:00:00.000Z');
@@ -258,7 +258,7 @@ test('writes of one session land in call order', async (t) => {
   const files = new SessionFiles(dir, recordingLogger());
   const a = new SessionStore({ timeoutSeconds: 60, cleanupIntervalSeconds: 0, persistenceDir: null, log: recordingLogger(), now: () => T0 });
   const s = await a.create({ modeSlug: 'm0' });
-  const { sessionFromFile } = await import('../../src/tasks/store.js');
+  const { sessionFromFile } = await import('../../src/tasks/session-files.js');
   const snapshots = [];
   for (let i = 0; i < 20; i++) {
     const r = sessionFromFile(JSON.stringify({ format: 1, session_id: s.session_id, created_at: s.created_at, last_accessed: s.last_accessed, task: { ...s.task, mode_slug: `m${i}` } }), s.session_id, Number.NaN);

@@ -4,7 +4,7 @@ import assert from 'node:assert/strict';
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { storeFolderProblem } from '../../src/tasks/store-check.js';
+import { storeFolderProblem } from '../../src/tasks/session-folder-check.js';
 
 test('accepts a folder or a creatable path, and names what is wrong otherwise', async (t) => {
   const dir = mkdtempSync(join(tmpdir(), 'store-check-'));
@@ -30,7 +30,7 @@ async function problemsAsUser(paths: string[]): Promise<(string | null)[]> {
   const place = mkdtempSync(join(tmpdir(), 'store-check-as-user-'));
   try {
     chmodSync(place, 0o755);
-    copyFileSync(fileURLToPath(new URL('../../dist/tasks/store-check.js', import.meta.url)), join(place, 'check.mjs'));
+    copyFileSync(fileURLToPath(new URL('../../dist/tasks/session-folder-check.js', import.meta.url)), join(place, 'check.mjs'));
     const script = `const { storeFolderProblem } = await import(${JSON.stringify(join(place, 'check.mjs'))});
       process.stdout.write(JSON.stringify(await Promise.all(${JSON.stringify(paths)}.map((p) => storeFolderProblem(p)))));`;
     const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { uid: 65534, gid: 65534, encoding: 'utf8' });
