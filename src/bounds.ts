@@ -35,7 +35,7 @@ export const BOUNDS = {
     sessionOutgoing: 256,
     sessionInFlight: 32,
   },
-  /** The Redis client (src/store/redis/): what a server, or anything posing as one, can make it hold. */
+  /** The Redis client (src/redis/): what a server, or anything posing as one, can make it hold. */
   redis: {
     /** Largest reply accepted: far above a session record or a page of stream events, far below memory trouble. */
     maxReplyBytes: 16 * 1024 * 1024,

@@ -9,7 +9,7 @@ import { LOG_LEVELS, parseLogLevel, type LogLevel } from './log.js';
 import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
 import { depthMessage, tooDeep } from './rpc/json-bounds.js';
-import { parseRedisUrl } from './store/redis/url.js';
+import { parseRedisUrl } from './redis/url.js';
 
 export interface ServerConfig {
   server: { strict: boolean; max_message_bytes: number; tool_errors: 'jsonrpc' | 'result'; page_size: number };
@@ -246,10 +246,6 @@ function checkStoreUrl(url: string | null): void {
   }
 }
 
-/** A URL with its password (and user) hidden, for messages and logs. */
-export function redactUrl(url: string): string {
-  return url.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
-}
 
 /**
  * A project root that is not a folder would serve built-in modes only, silently: refused before

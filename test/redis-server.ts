@@ -7,10 +7,10 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { connect as tlsConnect } from 'node:tls';
 import type { TestContext } from 'node:test';
-import { RedisClient } from '../src/store/redis/client.js';
-import type { RedisLink } from '../src/store/redis/link.js';
-import type { RedisClientOptions } from '../src/store/redis/options.js';
-import type { RedisState, StateEvent } from '../src/store/redis/reconnect.js';
+import { RedisClient } from '../src/redis/client.js';
+import type { RedisLink } from '../src/redis/link.js';
+import type { RedisClientOptions } from '../src/redis/options.js';
+import type { RedisState, StateEvent } from '../src/redis/reconnect.js';
 
 /** The redis-server binary on PATH, or null. */
 export const REDIS_SERVER: string | null = findOnPath('redis-server');

@@ -11,7 +11,7 @@ import { finishInterrupted, interrupted, sweepLeftovers, type JournalScope } fro
 import { withFence } from './turn-fence.js';
 import type { Lease, RedisLeaseLock } from '../store/mode-file-lease.js';
 import { LeaseBusyError } from '../store/mode-file-lease.js';
-import { RedisError } from '../store/redis/errors.js';
+import { RedisError } from '../redis/errors.js';
 
 /** How long a writer waits for another process's turn before answering "busy". */
 const WAIT_FOR_OTHER_PROCESS_MS = 10_000;

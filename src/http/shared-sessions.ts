@@ -13,7 +13,7 @@ import { ERROR_CODES, InvalidParamsError, InvalidRequestError, RpcError, Session
 import type { RequestId } from '../rpc/jsonrpc.js';
 import { ResumeRefusedError, type Replay } from '../store/event-log.js';
 import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from '../store/mcp-sessions.js';
-import { RedisError } from '../store/redis/errors.js';
+import { RedisError } from '../redis/errors.js';
 import { redisFailure } from '../store/sessions/replies.js';
 import type { SharedStore } from '../store/shared-store.js';
 import { BOUNDS } from '../bounds.js';

@@ -5,10 +5,10 @@ import { BOUNDS } from '../bounds.js';
 import type { Logger } from '../log.js';
 import type { ModesChange } from '../modes/registry.js';
 import { SLUG_PATTERN } from '../modes/validate-mode.js';
-import type { RedisCommander } from './redis/client.js';
-import type { RedisClientOptions } from './redis/options.js';
-import { RedisSubscriber, type PubSubMessage } from './redis/subscriber.js';
-import { keyPrefix } from './redis-input.js';
+import type { RedisCommander } from '../redis/client.js';
+import type { RedisClientOptions } from '../redis/options.js';
+import { RedisSubscriber, type PubSubMessage } from '../redis/subscriber.js';
+import { keyPrefix } from '../redis/input.js';
 
 // How it works. One channel per prefix (`<prefix>modes:changed`). A message is JSON:
 // {"v":1,"origin":"<replica id>","changedSlugs":[…],"listChanged":bool,"promptsChanged"?:true}.

@@ -2,9 +2,9 @@
 // replay of every event after a Last-Event-ID, on any replica. It never writes to a client itself.
 import { randomBytes } from 'node:crypto';
 import { BOUNDS } from '../bounds.js';
-import type { RedisCommander } from './redis/client.js';
-import { RedisScript } from './redis/script.js';
-import { keyPrefix, positiveInteger, reply, StoreDataError } from './redis-input.js';
+import type { RedisCommander } from '../redis/client.js';
+import { RedisScript } from '../redis/script.js';
+import { keyPrefix, positiveInteger, reply, StoreDataError } from '../redis/input.js';
 
 // How it works. A stream is named by a random token (32 hex digits) under its owner (the session
 // id), and its events are numbered 1, 2, 3… The SSE id is `<token>-<n>`: the `S-N` form the HTTP

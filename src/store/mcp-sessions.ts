@@ -6,9 +6,9 @@ import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
 import { isModeUri } from '../mcp/mode-uris.js';
 import { tooDeep } from '../rpc/json-bounds.js';
-import type { RedisCommander } from './redis/client.js';
-import { RedisScript } from './redis/script.js';
-import { keyPrefix, positiveInteger, reply, StoreDataError } from './redis-input.js';
+import type { RedisCommander } from '../redis/client.js';
+import { RedisScript } from '../redis/script.js';
+import { keyPrefix, positiveInteger, reply, StoreDataError } from '../redis/input.js';
 
 // How it works. One hash per session, `<prefix>mcp:{<sid>}`, with the fields below; a resource
 // subscription is a field `s:<uri>` of its own, so two replicas subscribing at once never overwrite

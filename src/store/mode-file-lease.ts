@@ -5,9 +5,9 @@ import { hostname } from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { BOUNDS } from '../bounds.js';
 import { LockBusyError } from '../files/pid-lock.js';
-import type { RedisCommander } from './redis/client.js';
-import { RedisScript } from './redis/script.js';
-import { keyPrefix, positiveInteger, reply, StoreDataError } from './redis-input.js';
+import type { RedisCommander } from '../redis/client.js';
+import { RedisScript } from '../redis/script.js';
+import { keyPrefix, positiveInteger, reply, StoreDataError } from '../redis/input.js';
 
 // How it works. A lock name (the same on every replica: the mode file's path relative to the shared
 // project root, never a host path, as mounts differ) maps to two keys: the lease, holding

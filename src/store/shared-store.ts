@@ -4,7 +4,7 @@
 import { randomBytes } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { ServerConfig } from '../config.js';
-import { redactUrl } from '../config.js';
+import { redactUrl } from '../redis/url.js';
 import { BOUNDS } from '../bounds.js';
 import type { Logger } from '../log.js';
 import type { ModesChange } from '../modes/registry.js';
@@ -12,8 +12,8 @@ import { ChangeFanout, FanoutTooLargeError } from './change-fanout.js';
 import { RedisEventLog } from './event-log.js';
 import { McpSessionRecords, type McpSessionNews } from './mcp-sessions.js';
 import { RedisLeaseLock } from './mode-file-lease.js';
-import { RedisClient } from './redis/client.js';
-import { RedisSubscriber } from './redis/subscriber.js';
+import { RedisClient } from '../redis/client.js';
+import { RedisSubscriber } from '../redis/subscriber.js';
 import { RedisSessionStore } from './sessions/redis-sessions.js';
 
 export class SharedStore {

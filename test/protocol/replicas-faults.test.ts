@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { RedisClient } from '../../src/store/redis/client.js';
+import { RedisClient } from '../../src/redis/client.js';
 import { ownRedisMissing, redisMissing, startRedis, testRedis, within } from '../redis-server.js';
 import { startProxy, startReplicas, until } from '../replicas.js';
 import { tempDir, type Msg } from './harness.js';

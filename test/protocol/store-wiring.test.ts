@@ -12,8 +12,8 @@ import { fileURLToPath } from 'node:url';
 import { MAIN, type Msg } from './harness.js';
 import { META_2026, startHttp, type HttpServer } from './http-harness.js';
 import { ownRedisMissing, redisMissing, startRedis, testRedis } from '../redis-server.js';
-import { RedisClient } from '../../src/store/redis/client.js';
-import { RedisSubscriber } from '../../src/store/redis/subscriber.js';
+import { RedisClient } from '../../src/redis/client.js';
+import { RedisSubscriber } from '../../src/redis/subscriber.js';
 
 const HEADERS = { 'mcp-protocol-version': '2026-07-28' };
 

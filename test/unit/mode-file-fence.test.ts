@@ -12,7 +12,7 @@ import { writeFileAtomic } from '../../src/files/atomic-write.js';
 import { ModesetLock } from '../../src/modesets/lock.js';
 import { ValidationError } from '../../src/rpc/errors.js';
 import { RedisLeaseLock } from '../../src/store/mode-file-lease.js';
-import { RedisClient } from '../../src/store/redis/client.js';
+import { RedisClient } from '../../src/redis/client.js';
 import { redisMissing, testRedis } from '../redis-server.js';
 
 test('a mode-file or mode-set write under a lease too short to cover it writes nothing; with time left it writes', { skip: redisMissing }, async (t) => {

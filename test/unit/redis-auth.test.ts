@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { RedisClient } from '../../src/store/redis/client.js';
-import { RedisConnectionError, RedisReplyError, RedisUnavailableError } from '../../src/store/redis/errors.js';
+import { RedisClient } from '../../src/redis/client.js';
+import { RedisConnectionError, RedisReplyError, RedisUnavailableError } from '../../src/redis/errors.js';
 import { connectedClient, nextState, ownRedisMissing, startRedis } from '../redis-server.js';
 
 const TLS_DIR = fileURLToPath(new URL('../fixtures/redis-tls/', import.meta.url));

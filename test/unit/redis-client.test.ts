@@ -2,15 +2,15 @@
 // in order, SELECT on every connect, the reply byte bound, the command timeout, the pending bound, scripts.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import type { RedisCommander } from '../../src/store/redis/client.js';
+import type { RedisCommander } from '../../src/redis/client.js';
 import {
   REDIS_ERROR_KINDS, RedisConnectionError, RedisQueueFullError, RedisReplyBoundError, RedisReplyError, RedisTimeoutError,
-} from '../../src/store/redis/errors.js';
+} from '../../src/redis/errors.js';
 import { BOUNDS } from '../../src/bounds.js';
-import { resolveOptions } from '../../src/store/redis/options.js';
-import { backoffDelay } from '../../src/store/redis/reconnect.js';
-import type { RedisArg } from '../../src/store/redis/resp.js';
-import { RedisScript } from '../../src/store/redis/script.js';
+import { resolveOptions } from '../../src/redis/options.js';
+import { backoffDelay } from '../../src/redis/reconnect.js';
+import type { RedisArg } from '../../src/redis/resp.js';
+import { RedisScript } from '../../src/redis/script.js';
 import { connectedClient, nextState, redisMissing, testRedis, within } from '../redis-server.js';
 
 const key = (name: string): string => `rms-test:${process.pid}:${name}`;

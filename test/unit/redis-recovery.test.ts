@@ -2,8 +2,8 @@
 // commands fail at once and retryably while it is down, both recover by themselves, subscriptions return.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RedisConnectionError, RedisUnavailableError } from '../../src/store/redis/errors.js';
-import { RedisSubscriber, type PubSubMessage } from '../../src/store/redis/subscriber.js';
+import { RedisConnectionError, RedisUnavailableError } from '../../src/redis/errors.js';
+import { RedisSubscriber, type PubSubMessage } from '../../src/redis/subscriber.js';
 import { connectedClient, nextState, ownRedisMissing, startRedis, within } from '../redis-server.js';
 
 const FAST = { minMs: 20, maxMs: 200 };

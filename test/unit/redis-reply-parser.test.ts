@@ -2,9 +2,9 @@
 // past the byte or depth bound refused, malformed bytes refused with what was wrong.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RedisProtocolError, RedisReplyBoundError, RedisReplyError } from '../../src/store/redis/errors.js';
-import { ReplyParser } from '../../src/store/redis/reply-parser.js';
-import { encodeCommand, type RespValue } from '../../src/store/redis/resp.js';
+import { RedisProtocolError, RedisReplyBoundError, RedisReplyError } from '../../src/redis/errors.js';
+import { ReplyParser } from '../../src/redis/reply-parser.js';
+import { encodeCommand, type RespValue } from '../../src/redis/resp.js';
 
 const WIDE = { maxBytes: 1 << 20, maxDepth: 8 };
 

@@ -2,8 +2,8 @@
 // and a precise error (never showing the password) for each way a URL can be wrong.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RedisUrlError } from '../../src/store/redis/errors.js';
-import { parseRedisUrl } from '../../src/store/redis/url.js';
+import { RedisUrlError } from '../../src/redis/errors.js';
+import { parseRedisUrl } from '../../src/redis/url.js';
 
 test('reads host, port, database, credentials and TLS', () => {
   assert.deepEqual(parseRedisUrl('redis://127.0.0.1:6380/2'), { tls: false, host: '127.0.0.1', port: 6380, db: 2, address: '127.0.0.1:6380' });

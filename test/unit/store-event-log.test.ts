@@ -4,8 +4,8 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseEventId } from '../../src/http/sse.js';
 import { RedisEventLog, ResumeRefusedError, type ResumeRefusal } from '../../src/store/event-log.js';
-import { StoreDataError } from '../../src/store/redis-input.js';
-import type { RedisClient } from '../../src/store/redis/client.js';
+import { StoreDataError } from '../../src/redis/input.js';
+import type { RedisClient } from '../../src/redis/client.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
 
 const OWNER = 'c2Vzc2lvbi1h_-1';

@@ -4,8 +4,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOUNDS } from '../../src/bounds.js';
 import { McpSessionLimitError, McpSessionRecords, parseNews, type McpSessionNews, type McpSessionRecord } from '../../src/store/mcp-sessions.js';
-import { StoreDataError } from '../../src/store/redis-input.js';
-import { RedisSubscriber } from '../../src/store/redis/subscriber.js';
+import { StoreDataError } from '../../src/redis/input.js';
+import { RedisSubscriber } from '../../src/redis/subscriber.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
 
 const SID = 'c2Vzc2lvbi1hYmNkZWZnaGlqa2xt';

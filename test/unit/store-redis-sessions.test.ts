@@ -4,7 +4,7 @@ import { test, type TestContext } from 'node:test';
 import * as assert from 'node:assert/strict';
 import { silentLogger } from '../../src/log.js';
 import { SessionStoreError } from '../../src/rpc/errors.js';
-import type { RedisClient } from '../../src/store/redis/client.js';
+import type { RedisClient } from '../../src/redis/client.js';
 import { RedisSessionStore, type RedisSessionStoreOptions } from '../../src/store/sessions/redis-sessions.js';
 import { connectedClient, nextState, ownRedisMissing, redisMissing, startRedis, testRedis, within, type TestRedis } from '../redis-server.js';
 import { code, contractCases } from './session-store-contract.js';

@@ -9,12 +9,12 @@ import {
   type FinalState, type SessionRecord, type SessionView,
 } from '../../tasks/task.js';
 import { sweepEvery } from '../../tasks/upkeep.js';
-import type { RedisCommander } from '../redis/client.js';
-import { RedisError } from '../redis/errors.js';
-import type { RedisArg, RespValue } from '../redis/resp.js';
-import type { RedisScript } from '../redis/script.js';
+import type { RedisCommander } from '../../redis/client.js';
+import { RedisError } from '../../redis/errors.js';
+import type { RedisArg, RespValue } from '../../redis/resp.js';
+import type { RedisScript } from '../../redis/script.js';
 import type { TaskSessionStore } from './api.js';
-import { keyPrefix } from '../redis-input.js';
+import { keyPrefix } from '../../redis/input.js';
 import { existingViews, relativesOf, settleChildren, type FamilyAccess } from '../../tasks/family.js';
 import {
   contention, goneError, loadedOf, malformed, redisFailure, statusOf, sweepIds, versionOf,

@@ -1,6 +1,6 @@
 // Pub/sub on a connection of its own: (p)subscribe and (p)unsubscribe, messages to one handler, and
 // the same subscriptions taken again on every reconnect. It never sends other commands.
-import type { RedisConnection } from './connection.js';
+import type { RedisConnection } from './socket.js';
 import { RedisLink } from './link.js';
 import type { RedisClientOptions } from './options.js';
 import type { RespValue } from './resp.js';

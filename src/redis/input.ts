@@ -1,6 +1,6 @@
-// What the Redis store modules share: the key prefix check and the reading of replies as outside
+// What the modules that keep data in Redis share: the key prefix check and the reading of replies as outside
 // input (narrowed, bounded, a precise StoreDataError when malformed). It never sends a command.
-import type { RespValue } from './redis/resp.js';
+import type { RespValue } from './resp.js';
 
 /** Keys of every store module start with this unless configured otherwise. */
 export const DEFAULT_KEY_PREFIX = 'rms:';

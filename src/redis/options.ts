@@ -1,8 +1,8 @@
 // The client's options and their defaults from the bounds table, resolved once for both connection kinds.
 // It never opens anything.
 import type { ConnectionOptions as TlsOptions } from 'node:tls';
-import { BOUNDS } from '../../bounds.js';
-import type { RedisConnectionOptions } from './connection.js';
+import { BOUNDS } from '../bounds.js';
+import type { RedisConnectionOptions } from './socket.js';
 import type { Backoff } from './reconnect.js';
 import { parseRedisUrl, type RedisTarget } from './url.js';
 

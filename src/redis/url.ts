@@ -1,5 +1,5 @@
-// Reads a redis:// or rediss:// URL into the address, credentials, database and TLS choice.
-// It never connects, and its errors never repeat the password.
+// Reads a redis:// or rediss:// URL into the address, credentials, database and TLS choice, and hides
+// its credentials for messages. It never connects, and its errors never repeat the password.
 import { RedisUrlError } from './errors.js';
 
 export interface RedisTarget {
@@ -81,4 +81,9 @@ function decode(text: string, what: string): string {
   } catch {
     throw new RedisUrlError(`the ${what} has a malformed percent-escape`);
   }
+}
+
+/** A URL with its password (and user) hidden, for messages and logs. */
+export function redactUrl(url: string): string {
+  return url.replace(/^([a-z]+:\/\/)[^@/]*@/i, '$1***@');
 }

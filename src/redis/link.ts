@@ -1,7 +1,7 @@
 // What every Redis connection holder shares: the resolved options, the reconnecting link, its state
 // and events. Subclasses decide what a fresh connection must do before it counts as connected.
 import { RedisClosedError, RedisUnavailableError, type RedisError } from './errors.js';
-import { RedisConnection, type RedisConnectionOptions } from './connection.js';
+import { RedisConnection, type RedisConnectionOptions } from './socket.js';
 import { resolveOptions, type RedisClientOptions } from './options.js';
 import { Reconnector, type RedisState, type StateEvent } from './reconnect.js';
 

@@ -2,7 +2,7 @@
 // jittered, bounded backoff; it reports state changes. It never sends commands or retries them.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { RedisClosedError, RedisConnectionError, RedisError } from './errors.js';
-import type { RedisConnection } from './connection.js';
+import type { RedisConnection } from './socket.js';
 
 export type RedisState = 'connecting' | 'connected' | 'disconnected' | 'closed';
 export type StateEvent = { state: 'connected' } | { state: 'disconnected'; error: RedisError } | { state: 'closed' };
