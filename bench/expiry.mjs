@@ -104,17 +104,17 @@ export async function expiry({ sessions, createRate }) {
 }
 
 /**
- * The same sweep in-process, without pipes or other processes in the way: dist/tasks/sessions.js
+ * The same sweep in-process, without pipes or other processes in the way: dist/tasks/local-store.js
  * with a hand-driven clock. A setImmediate probe runs beside the sweep; the longest gap between
  * two probe turns is the longest time the sweep kept the event loop from other work.
  */
 export async function sweepSlices({ sessions, rounds }) {
-  const { SessionStore } = await import(pathToFileURL(join(REPO, 'dist', 'tasks', 'sessions.js')).href);
+  const { LocalSessionStore } = await import(pathToFileURL(join(REPO, 'dist', 'tasks', 'local-store.js')).href);
   const { silentLogger } = await import(pathToFileURL(join(REPO, 'dist', 'log.js')).href);
   const blocks = [];
   for (let r = 0; r < rounds; r++) {
     const clock = { t: Date.now() };
-    const store = new SessionStore({ timeoutSeconds: 1, cleanupIntervalSeconds: 0, persistenceDir: null, log: silentLogger, now: () => clock.t });
+    const store = new LocalSessionStore({ timeoutSeconds: 1, cleanupIntervalSeconds: 0, persistenceDir: null, log: silentLogger, now: () => clock.t });
     for (let i = 0; i < sessions; i++) await store.create({ modeSlug: 'code', initialMessage: 'short-lived task' });
     clock.t += 2000;
     const gcs = [];

@@ -74,7 +74,7 @@ export const BOUNDS = {
     /** One "session ended / changed" message between replicas: a session id and a replica id, with room to spare. */
     mcpMessageBytes: 1024,
   },
-  /** Task sessions kept in Redis (src/store/sessions/): what the store writes and how hard it tries. */
+  /** Task sessions kept in Redis (src/tasks/redis-store.ts): what the store writes and how hard it tries. */
   redisSessions: {
     /** How long an expired session's id still answers -32003 rather than -32002: a day covers a client coming back the next morning, at ~100 bytes of Redis per expired session. */
     tombstoneSeconds: 86_400,

@@ -6,8 +6,8 @@ import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
-import { SessionStore } from './tasks/sessions.js';
-import type { TaskSessionStore } from './store/sessions/api.js';
+import { LocalSessionStore } from './tasks/local-store.js';
+import type { TaskSessionStore } from './tasks/session-store.js';
 import type { SharedStore } from './store/shared-store.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
@@ -43,7 +43,7 @@ export class Services {
     if (store && config.sessions.persistence.enabled) {
       log.warn(`sessions are kept in the shared store ${store.shownUrl}; the session folder ${config.sessions.persistence.storage_path} is not used`);
     }
-    this.sessions = store ? store.taskSessions(log.child('sessions')) : new SessionStore({
+    this.sessions = store ? store.taskSessions(log.child('sessions')) : new LocalSessionStore({
       timeoutSeconds: config.sessions.timeout,
       cleanupIntervalSeconds: config.sessions.cleanup_interval,
       persistenceDir: config.sessions.persistence.enabled ? config.sessions.persistence.storage_path : null,

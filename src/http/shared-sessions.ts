@@ -14,7 +14,7 @@ import type { RequestId } from '../rpc/jsonrpc.js';
 import { ResumeRefusedError, type Replay } from '../store/event-log.js';
 import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from '../store/mcp-sessions.js';
 import { RedisError } from '../redis/errors.js';
-import { redisFailure } from '../store/sessions/replies.js';
+import { redisFailure } from '../tasks/redis-replies.js';
 import type { SharedStore } from '../store/shared-store.js';
 import { BOUNDS } from '../bounds.js';
 import { LegacySession, type SharedOptions } from './session.js';
@@ -25,7 +25,7 @@ import { sendRpcError } from './wire.js';
 export function storeFailure(store: SharedStore, doing: string, err: unknown): { status: number; error: RpcError; headers: Record<string, string> } {
   if (err instanceof RpcError) return { status: 400, error: err, headers: {} };
   if (err instanceof McpSessionLimitError) return { status: 400, error: new InvalidRequestError(`Invalid Request: ${err.message}`), headers: {} };
-  // Redis's own failures read as the task tools' do (src/store/sessions/replies.ts); anything else
+  // Redis's own failures read as the task tools' do (src/tasks/redis-replies.ts); anything else
   // (data not ours) cannot be retried away.
   const ctx = { address: store.shownUrl, prefix: store.prefix, timeoutSeconds: store.config.sessions.timeout };
   if (err instanceof RedisError) {

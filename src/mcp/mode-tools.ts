@@ -7,8 +7,8 @@ import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
 import { describeToolGroups } from '../modes/describe.js';
-import type { SessionView } from '../tasks/sessions.js';
-import type { TaskSessionStore } from '../store/sessions/api.js';
+import type { SessionView } from '../tasks/local-store.js';
+import type { TaskSessionStore } from '../tasks/session-store.js';
 import type { ToolFamily, ToolResult } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
 

@@ -14,7 +14,7 @@ import { McpSessionRecords, type McpSessionNews } from './mcp-sessions.js';
 import { RedisLeaseLock } from './mode-file-lease.js';
 import { RedisClient } from '../redis/client.js';
 import { RedisSubscriber } from '../redis/subscriber.js';
-import { RedisSessionStore } from './sessions/redis-sessions.js';
+import { RedisSessionStore } from '../tasks/redis-store.js';
 
 export class SharedStore {
   /** This process among the replicas: random per start, shown in lease holders and fan-out messages. */

@@ -1,6 +1,6 @@
 // Owns the in-memory form of the live sessions: fresh sessions (an active task with at most its
 // initial message and no relatives) packed into columns, whole records for the rest. Never decides
-// expiry, orders operations, validates input or does I/O: src/tasks/sessions.ts does all of that.
+// expiry, orders operations, validates input or does I/O: src/tasks/local-store.ts does all of that.
 import { makeSession, makeTask, TASK_ID_PATTERN, type SessionRecord, type TaskRecord } from './task.js';
 import { SlotIndex } from './slot-index.js';
 

@@ -1,9 +1,9 @@
-// The behaviour every task-session store owes the tools (memory/files in src/tasks/sessions.ts, Redis in
-// src/store/sessions/): one table of cases, run against each store by its own test file.
+// The behaviour every task-session store owes the tools (memory/files in src/tasks/local-store.ts, Redis in
+// src/tasks/redis-store.ts): one table of cases, run against each store by its own test file.
 import * as assert from 'node:assert/strict';
 import type { TestContext } from 'node:test';
 import { RpcError } from '../../src/rpc/errors.js';
-import type { TaskSessionStore } from '../../src/store/sessions/api.js';
+import type { TaskSessionStore } from '../../src/tasks/session-store.js';
 
 export const T0 = Date.parse('2025-03-01T00:00:00.000Z');
 

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Logger } from '../../src/log.js';
 import { RpcError } from '../../src/rpc/errors.js';
-import { SessionStore } from '../../src/tasks/sessions.js';
+import { LocalSessionStore } from '../../src/tasks/local-store.js';
 import { SessionFiles } from '../../src/tasks/session-files.js';
 import { contractCases } from './session-store-contract.js';
 
@@ -26,9 +26,9 @@ function recordingLogger(): Logger & { warnings: string[] } {
 function setup(t: { after(fn: () => void | Promise<void>): void }) {
   const dir = mkdtempSync(join(tmpdir(), 'tasks-store-'));
   const clock = { t: T0 };
-  const stores: SessionStore[] = [];
-  const open = (log: Logger = recordingLogger(), timeoutSeconds = 60): SessionStore => {
-    const s = new SessionStore({ timeoutSeconds, cleanupIntervalSeconds: 0, persistenceDir: dir, log, now: () => clock.t });
+  const stores: LocalSessionStore[] = [];
+  const open = (log: Logger = recordingLogger(), timeoutSeconds = 60): LocalSessionStore => {
+    const s = new LocalSessionStore({ timeoutSeconds, cleanupIntervalSeconds: 0, persistenceDir: dir, log, now: () => clock.t });
     stores.push(s);
     return s;
   };
@@ -256,7 +256,7 @@ test('each acknowledged change is in the session file, and no temp or lock file 
 test('writes of one session land in call order', async (t) => {
   const { dir } = setup(t);
   const files = new SessionFiles(dir, recordingLogger());
-  const a = new SessionStore({ timeoutSeconds: 60, cleanupIntervalSeconds: 0, persistenceDir: null, log: recordingLogger(), now: () => T0 });
+  const a = new LocalSessionStore({ timeoutSeconds: 60, cleanupIntervalSeconds: 0, persistenceDir: null, log: recordingLogger(), now: () => T0 });
   const s = await a.create({ modeSlug: 'm0' });
   const { sessionFromFile } = await import('../../src/tasks/session-files.js');
   const snapshots = [];
@@ -273,7 +273,7 @@ test('writes of one session land in call order', async (t) => {
 // The behaviour every store shares (test/unit/session-store-contract.ts), on the store with a folder.
 const contract = contractCases(async (t, clock, o) => {
   const dir = mkdtempSync(join(tmpdir(), 'tasks-store-contract-'));
-  const store = new SessionStore({
+  const store = new LocalSessionStore({
     timeoutSeconds: o.timeoutSeconds ?? 60, cleanupIntervalSeconds: o.cleanupIntervalSeconds ?? 0, persistenceDir: dir, log: recordingLogger(), now: () => clock.t,
   });
   t.after(async () => { await store.close(); rmSync(dir, { recursive: true, force: true }); });

@@ -1,10 +1,10 @@
 // Reads the session scripts' replies as outside input (shape, version, last access, record) and turns
 // Redis failures into the store's typed error. It never talks to Redis and never decides expiry.
-import { SessionExpiredError, SessionStoreError, TaskNotFoundError } from '../../rpc/errors.js';
-import { RedisError } from '../../redis/errors.js';
-import type { RespValue } from '../../redis/resp.js';
-import { sessionFromFile } from '../../tasks/session-files.js';
-import { SESSION_ID_PATTERN, type SessionRecord } from '../../tasks/task.js';
+import { SessionExpiredError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
+import { RedisError } from '../redis/errors.js';
+import type { RespValue } from '../redis/resp.js';
+import { sessionFromFile } from './session-files.js';
+import { SESSION_ID_PATTERN, type SessionRecord } from './task.js';
 
 /** A session as read: its record and the version a change must match. */
 export interface Loaded { rec: SessionRecord; version: string }

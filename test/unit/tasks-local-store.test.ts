@@ -2,12 +2,12 @@ import { test } from 'node:test';
 import { spawnSync } from 'node:child_process';
 import * as assert from 'node:assert/strict';
 import { silentLogger } from '../../src/log.js';
-import { SessionStore } from '../../src/tasks/sessions.js';
+import { LocalSessionStore } from '../../src/tasks/local-store.js';
 import { code, contractCases, T0 } from './session-store-contract.js';
 
 // The behaviour every store shares (test/unit/session-store-contract.ts), on the store kept in memory.
 const contract = contractCases(async (t, clock, o) => {
-  const store = new SessionStore({
+  const store = new LocalSessionStore({
     timeoutSeconds: o.timeoutSeconds ?? 60, cleanupIntervalSeconds: o.cleanupIntervalSeconds ?? 0, persistenceDir: null,
     log: silentLogger, now: () => clock.t,
   });
@@ -18,7 +18,7 @@ for (const [name, run] of contract) test(name, run);
 
 function memoryStore(opts: { timeoutSeconds?: number; maxTombstones?: number } = {}) {
   const clock = { t: T0 };
-  const store = new SessionStore({
+  const store = new LocalSessionStore({
     timeoutSeconds: opts.timeoutSeconds ?? 60, cleanupIntervalSeconds: 0, persistenceDir: null,
     log: silentLogger, now: () => clock.t,
     ...(opts.maxTombstones === undefined ? {} : { maxTombstones: opts.maxTombstones }),
@@ -79,16 +79,16 @@ test('the memory held per live session is reported (10,000 sessions)', async () 
   for (let i = 0; i < 10_000; i++) await store.create({ modeSlug: 'code', initialMessage: `Fix the failing test #${i}` });
   gc?.();
   const after = process.memoryUsage().heapUsed;
-  console.error(`tasks-sessions: ~${Math.round((after - before) / 10_000)} bytes of heap per live session (10,000 sessions${gc ? ', after gc' : ', no --expose-gc'})`);
+  console.error(`tasks-local-store: ~${Math.round((after - before) / 10_000)} bytes of heap per live session (10,000 sessions${gc ? ', after gc' : ', no --expose-gc'})`);
   assert.equal(store.size(), 10_000);
 });
 
 test('the cleanup timer never keeps the process alive', () => {
-  const url = new URL('../../src/tasks/sessions.ts', import.meta.url).href;
+  const url = new URL('../../src/tasks/local-store.ts', import.meta.url).href;
   const script = `
-    const { SessionStore } = await import(${JSON.stringify(url)});
+    const { LocalSessionStore } = await import(${JSON.stringify(url)});
     const log = { debug() {}, info() {}, notice() {}, warn() {}, error() {}, child() { return log; } };
-    const store = new SessionStore({ timeoutSeconds: 60, cleanupIntervalSeconds: 1, persistenceDir: null, log });
+    const store = new LocalSessionStore({ timeoutSeconds: 60, cleanupIntervalSeconds: 1, persistenceDir: null, log });
     await store.init();
     await store.create({ modeSlug: 'code' });`;
   const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000, encoding: 'utf8' });

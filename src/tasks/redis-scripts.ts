@@ -1,6 +1,6 @@
 // The Redis side of the task-session store: its key names and the Lua scripts that read and change
 // them atomically. It never decides what a change is (the store computes records) and never parses a record.
-import { RedisScript } from '../../redis/script.js';
+import { RedisScript } from '../redis/script.js';
 
 // Keys (all under the prefix P, default `rms:`):
 //   P sess:<id>  hash { version, last, data }: `data` is the record's JSON (src/tasks/store.ts's file

@@ -1,6 +1,6 @@
-// The task-session store as the tools see it: what the memory/file store (src/tasks/sessions.ts) and
-// the Redis store (redis-sessions.ts) both offer, so the server picks one at start. Types only.
-import type { FinalState, SessionView } from '../../tasks/task.js';
+// The task-session store as the tools see it: what the memory/file store (src/tasks/local-store.ts) and
+// the Redis store (redis-store.ts) both offer, so the server picks one at start. Types only.
+import type { FinalState, SessionView } from './task.js';
 
 export interface TaskSessionStore {
   /** Starts the periodic sweep; the file store also loads its folder (the Redis store has nothing to load). */

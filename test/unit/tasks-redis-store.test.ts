@@ -5,7 +5,7 @@ import * as assert from 'node:assert/strict';
 import { silentLogger } from '../../src/log.js';
 import { SessionStoreError } from '../../src/rpc/errors.js';
 import type { RedisClient } from '../../src/redis/client.js';
-import { RedisSessionStore, type RedisSessionStoreOptions } from '../../src/store/sessions/redis-sessions.js';
+import { RedisSessionStore, type RedisSessionStoreOptions } from '../../src/tasks/redis-store.js';
 import { connectedClient, nextState, ownRedisMissing, redisMissing, startRedis, testRedis, within, type TestRedis } from '../redis-server.js';
 import { code, contractCases } from './session-store-contract.js';
 

@@ -38,7 +38,7 @@ const DEFAULT_TOMBSTONES = 100_000;
 
 type Change<T> = (rec: SessionRecord) => { next: SessionRecord | null; out: T } | Promise<{ next: SessionRecord | null; out: T }>;
 
-export class SessionStore {
+export class LocalSessionStore {
   readonly #sessions = new SessionTable();
   readonly #tombstones: Tombstones;
   readonly #files: SessionFiles | null;

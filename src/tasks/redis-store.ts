@@ -1,26 +1,26 @@
-// Task sessions kept in Redis, with the same API and answers as src/tasks/sessions.ts, so any number
+// Task sessions kept in Redis, with the same API and answers as src/tasks/local-store.ts, so any number
 // of replicas share them. It never keeps a session in memory between calls and never retries a Redis failure.
-import { BOUNDS } from '../../bounds.js';
-import type { Logger } from '../../log.js';
-import { KeyedChains } from '../../tasks/chains.js';
-import { assertSessionId, sessionToFile } from '../../tasks/session-files.js';
+import { BOUNDS } from '../bounds.js';
+import type { Logger } from '../log.js';
+import { KeyedChains } from './chains.js';
+import { assertSessionId, sessionToFile } from './session-files.js';
 import {
   addChildTask, finishTask, makeSession, newTask, randomId, switchTaskMode, toView, withTask,
   type FinalState, type SessionRecord, type SessionView,
-} from '../../tasks/task.js';
-import { sweepEvery } from '../../tasks/upkeep.js';
-import type { RedisCommander } from '../../redis/client.js';
-import { RedisError } from '../../redis/errors.js';
-import type { RedisArg, RespValue } from '../../redis/resp.js';
-import type { RedisScript } from '../../redis/script.js';
-import type { TaskSessionStore } from './api.js';
-import { keyPrefix } from '../../redis/input.js';
-import { existingViews, relativesOf, settleChildren, type FamilyAccess } from '../../tasks/family.js';
+} from './task.js';
+import { sweepEvery } from './upkeep.js';
+import type { RedisCommander } from '../redis/client.js';
+import { RedisError } from '../redis/errors.js';
+import type { RedisArg, RespValue } from '../redis/resp.js';
+import type { RedisScript } from '../redis/script.js';
+import type { TaskSessionStore } from './session-store.js';
+import { keyPrefix } from '../redis/input.js';
+import { existingViews, relativesOf, settleChildren, type FamilyAccess } from './family.js';
 import {
   contention, goneError, loadedOf, malformed, redisFailure, statusOf, sweepIds, versionOf,
   type Loaded, type Status, type StoreContext,
-} from './replies.js';
-import { CREATE, CREATE_CHILD, expiryKey, LOAD, sessionKeys, SWEEP_ONE, WRITE } from './scripts.js';
+} from './redis-replies.js';
+import { CREATE, CREATE_CHILD, expiryKey, LOAD, sessionKeys, SWEEP_ONE, WRITE } from './redis-scripts.js';
 
 // How it works (keys and scripts in scripts.ts). Each session is one Redis hash whose TTL is the
 // session timeout, refreshed by every access, plus a tombstone key that outlives it by the tombstone
