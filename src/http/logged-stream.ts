@@ -3,7 +3,7 @@
 // replica with Last-Event-ID gets what it missed. It never decides what to send, nor who sends it.
 import type { ServerResponse } from 'node:http';
 import type { Logger } from '../log.js';
-import type { Replay, RedisEventLog } from '../store/event-log.js';
+import type { Replay, RedisEventLog } from './event-log.js';
 import { SseStream } from './sse.js';
 
 // Ordering: appends run one after another on one chain, so this replica's events get rising numbers

@@ -6,7 +6,7 @@ import type { ServerResponse } from 'node:http';
 import type { Core, WiredConnection } from '../core.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
 import { BOUNDS } from '../bounds.js';
-import type { RedisEventLog, Replay } from '../store/event-log.js';
+import type { RedisEventLog, Replay } from './event-log.js';
 import type { Logger } from '../log.js';
 import { LoggedStream } from './logged-stream.js';
 import { SseStream } from './sse.js';

@@ -11,8 +11,8 @@ import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from
 import type { SharedChange, SharedSession } from '../mcp/server.js';
 import { ERROR_CODES, InvalidParamsError, InvalidRequestError, RpcError, SessionStoreError } from '../rpc/errors.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
-import { ResumeRefusedError, type Replay } from '../store/event-log.js';
-import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from '../store/mcp-sessions.js';
+import { ResumeRefusedError, type Replay } from './event-log.js';
+import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from './session-records.js';
 import { RedisError } from '../redis/errors.js';
 import { redisFailure } from '../tasks/redis-replies.js';
 import type { SharedStore } from '../store/shared-store.js';

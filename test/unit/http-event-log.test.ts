@@ -3,7 +3,7 @@
 import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { parseEventId } from '../../src/http/sse.js';
-import { RedisEventLog, ResumeRefusedError, type ResumeRefusal } from '../../src/store/event-log.js';
+import { RedisEventLog, ResumeRefusedError, type ResumeRefusal } from '../../src/http/event-log.js';
 import { StoreDataError } from '../../src/redis/input.js';
 import type { RedisClient } from '../../src/redis/client.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';

@@ -30,7 +30,7 @@ export interface McpSessionRecord {
   logLevel: LogLevel | null;
   /** Subscribed resource URIs (mode://…). */
   subscriptions: string[];
-  /** The GET stream's name in the event log (src/store/event-log.ts), null before the first GET. */
+  /** The GET stream's name in the event log (event-log.ts), null before the first GET. */
   getStream: string | null;
   /** The replica that last opened the GET stream: it alone delivers the session's notifications. */
   getHolder: string | null;

@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOUNDS } from '../../src/bounds.js';
-import { McpSessionLimitError, McpSessionRecords, parseNews, type McpSessionNews, type McpSessionRecord } from '../../src/store/mcp-sessions.js';
+import { McpSessionLimitError, McpSessionRecords, parseNews, type McpSessionNews, type McpSessionRecord } from '../../src/http/session-records.js';
 import { StoreDataError } from '../../src/redis/input.js';
 import { RedisSubscriber } from '../../src/redis/subscriber.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
