@@ -13,7 +13,7 @@ import type { LogSink, Logger } from './log.js';
 import type { Services } from './services.js';
 import type { ModeRegistry } from './modes/registry.js';
 import type { ToolListing } from './mcp/tools.js';
-import type { SharedStore } from './store/shared-store.js';
+import type { SharedStore } from './redis/shared-store.js';
 
 /** One wired connection: the transport feeds `incoming`, drains `outgoing`, and awaits `done`. */
 export interface WiredConnection {
@@ -71,8 +71,9 @@ export class Core {
    * connects in the background: callers get the store at once and its errors say when Redis is down.
    */
   store(): Promise<SharedStore> | null {
-    if (this.config.store.url === null) return null;
-    return (this.#store ??= import('./store/shared-store.js').then(({ SharedStore }) => new SharedStore(this.config, this.log.child('store'))));
+    const { url, prefix } = this.config.store;
+    if (url === null) return null;
+    return (this.#store ??= import('./redis/shared-store.js').then(({ SharedStore }) => new SharedStore({ url, prefix }, this.log.child('store'))));
   }
 
   /**
@@ -95,7 +96,8 @@ export class Core {
       // With a shared store, other servers' changes arrive as a reload here, and what this process
       // noticed (its own writes, its watchers) is published for them; each announces only its own diff.
       const store = await this.store();
-      const fanout = store?.fanout((c) => { void registry.reloadForPeer(c.promptsChanged === true); }, () => { void registry.reloadForPeer(false); });
+      const fanout = store ? (await import('./modes/change-announcer.js')).joinFanout(store, this.log.child('store'),
+        (c) => { void registry.reloadForPeer(c.promptsChanged === true); }, () => { void registry.reloadForPeer(false); }) : null;
       // Watchers first, then the first load: an edit made while loading is then never missed.
       await registry.watch((e) => {
         for (const c of this.#live) c.server.modesChanged(e.changedSlugs, e.listChanged, e.promptsChanged === true);
@@ -114,12 +116,17 @@ export class Core {
 
   services(): Promise<Services> {
     if (this.#services) return this.#services;
-    this.#services = Promise.all([import('./services.js'), this.modes(), this.store()]).then(async ([{ Services }, modes, store]) => {
+    this.#services = Promise.all([import('./services.js'), import('./tasks/session-store.js'), this.modes(), this.store()]).then(async ([{ Services }, { openSessionStore }, modes, store]) => {
+      const c = this.config.sessions;
+      const sessions = await openSessionStore({
+        timeoutSeconds: c.timeout, cleanupIntervalSeconds: c.cleanup_interval, lockTimeoutMs: c.persistence.lock_timeout_ms,
+        persistenceDir: c.persistence.enabled ? c.persistence.storage_path : null, shared: store, log: this.log.child('sessions'),
+      });
       const s = new Services(this.config, this.log, modes, {
         protocolVersion: (ctx) => ownerOf(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,
         progress: (ctx, p, t, m) => ownerOf(ctx)?.server.progress(ctx, p, t, m),
         rooEvent: (e) => { for (const c of this.#live) c.server.rooEvent(e, this.config.ipc.push_notifications); },
-      }, store);
+      }, sessions, store);
       await s.start(await this.listing());
       return s;
     });

@@ -6,9 +6,9 @@ import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { ModeRegistry } from './modes/registry.js';
 import type { CompiledMode } from './modes/permissions.js';
-import { LocalSessionStore } from './tasks/local-store.js';
 import type { TaskSessionStore } from './tasks/session-store.js';
-import type { SharedStore } from './store/shared-store.js';
+import type { SharedStore } from './redis/shared-store.js';
+import type { SharedLeases } from './authoring/mode-file-lease.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
@@ -29,27 +29,20 @@ export interface ServicesHooks {
 }
 
 export class Services {
-  readonly sessions: TaskSessionStore;
   tools!: ToolRegistry;
   #projectRoot: string | null;
+  /** Set at start with a shared store: every mode-file writer of this process takes turns through them. */
+  #leases: SharedLeases | null = null;
   readonly #closers: (() => Promise<void> | void)[] = [];
 
   /**
    * `modes`: the catalogue, loaded and watched already (the core starts it, often before these services).
-   * `store`: the shared store when one is configured; task sessions then live there.
+   * `sessions`: the task-session store chosen for this process (tasks/session-store.ts).
+   * `store`: the shared store when one is configured; mode-file turns are then its leases.
    */
-  constructor(readonly config: ServerConfig, readonly log: Logger, readonly modes: ModeRegistry, private readonly hooks: ServicesHooks, readonly store: SharedStore | null = null) {
+  constructor(readonly config: ServerConfig, readonly log: Logger, readonly modes: ModeRegistry, private readonly hooks: ServicesHooks,
+    readonly sessions: TaskSessionStore, readonly store: SharedStore | null = null) {
     this.#projectRoot = config.paths.project_root;
-    if (store && config.sessions.persistence.enabled) {
-      log.warn(`sessions are kept in the shared store ${store.shownUrl}; the session folder ${config.sessions.persistence.storage_path} is not used`);
-    }
-    this.sessions = store ? store.taskSessions(log.child('sessions')) : new LocalSessionStore({
-      timeoutSeconds: config.sessions.timeout,
-      cleanupIntervalSeconds: config.sessions.cleanup_interval,
-      persistenceDir: config.sessions.persistence.enabled ? config.sessions.persistence.storage_path : null,
-      lockTimeoutMs: config.sessions.persistence.lock_timeout_ms,
-      log: log.child('sessions'),
-    });
   }
 
   /** The project in force: configured, else from the client's roots, else the working directory. */
@@ -65,10 +58,9 @@ export class Services {
       // The first calls find the store connected (a one-shot stdio client asks at once): its first
       // connection is waited for, a bounded time; after that an outage fails calls at once.
       await this.store.firstConnection();
-      const { useLeases } = await import('./authoring/mode-file-lock.js');
-      const leases = this.store.leases;
-      useLeases({ lock: leases, nameOf: (file) => this.#leaseName(file) });
-      this.#closers.push(() => useLeases(null));
+      const { RedisLeaseLock } = await import('./authoring/mode-file-lease.js');
+      const lock = new RedisLeaseLock(this.store.client, { replica: this.store.replicaId, prefix: this.store.prefix });
+      this.#leases = { lock, nameOf: (file) => this.#leaseName(file) };
     }
     // A change interrupted by a crash is finished (or its leftovers swept) before any tool writes.
     await this.#tidyModeFiles();
@@ -119,6 +111,7 @@ export class Services {
       modesetsDir: this.config.modesets.dir,
       reload: () => this.modes.reload(),
       log: this.log.child('modesets'),
+      leases: this.#leases,
     })));
     const handlers: Record<string, ToolHandler> = {};
     for (const name of specs.keys()) {
@@ -155,7 +148,7 @@ export class Services {
     const [{ scopePaths }, { tidyModeFile }] = await Promise.all([import('./authoring/mode-writes.js'), import('./authoring/mode-file-lock.js')]);
     for (const scope of ['project', 'global'] as const) {
       try {
-        const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()));
+        const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()), this.#leases);
         if (done?.finished) {
           this.log.warn(`finished an interrupted change of ${scope} modes (${done.finished.join(', ') || 'mode file only'})`);
           // The catalogue may have been read before the change was finished.
@@ -180,7 +173,7 @@ export class Services {
   /** Where the mode files and rules folders of each scope are, for the tools that write them. */
   scopeConfig(): ScopeConfig {
     const p = this.config.paths;
-    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir(), backupsKeep: this.config.backups.keep };
+    return { projectRoot: this.projectRoot, configDir: p.global_config_dir, globalModesFile: p.global_modes_file, homeDir: homedir(), backupsKeep: this.config.backups.keep, leases: this.#leases };
   }
 
   /** Uses the client's root when none was configured, and reloads the modes from there. */

@@ -78,7 +78,7 @@ async function write(ctx: AuthoringContext, file: string, paths: ScopePaths, lab
     await writeModeFile(file, edit.text);
     await after?.();
     return { edit, backup };
-  }, { rooDir: paths.rooDir, signal: ctx.signal });
+  }, { rooDir: paths.rooDir, leases: paths.leases, signal: ctx.signal });
 }
 
 const result = (slug: string, action: AuthoringResult['action'], scope: Scope, file: string, w: { edit: ModeFileEdit; backup: string | null }, rulesDir = ''): AuthoringResult => ({

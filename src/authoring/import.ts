@@ -163,5 +163,5 @@ export async function importModes(
     await commitWhole(paths, text!, targets.map(({ m }) => ({ slug: m.config.slug, files: m.rules })));
     return report;
   };
-  return dryRun ? run() : withModeFileLock(paths.modeFile, run, { rooDir: paths.rooDir, signal });
+  return dryRun ? run() : withModeFileLock(paths.modeFile, run, { rooDir: paths.rooDir, leases: paths.leases, signal });
 }

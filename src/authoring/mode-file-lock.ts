@@ -9,8 +9,8 @@ import { UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
 import { finishInterrupted, interrupted, sweepLeftovers, type JournalScope } from './write-journal.js';
 import { withFence } from './turn-fence.js';
-import type { Lease, RedisLeaseLock } from '../store/mode-file-lease.js';
-import { LeaseBusyError } from '../store/mode-file-lease.js';
+import type { Lease, SharedLeases } from './mode-file-lease.js';
+import { LeaseBusyError } from './mode-file-lease.js';
 import { RedisError } from '../redis/errors.js';
 
 /** How long a writer waits for another process's turn before answering "busy". */
@@ -58,17 +58,8 @@ export interface ModeFileTurn {
   signal?: AbortSignal | undefined;
   /** The scope's `.roo` folder, whose staged rules folders an interrupted change may hold. */
   rooDir: string;
-}
-
-/**
- * The shared store's leases, set once at start when a store is configured: mode-file turns are
- * then taken in Redis (every replica sees them) instead of the host-local lock file. `nameOf` gives
- * the name every replica uses for a file (never a host path where a shared one exists).
- */
-let LEASES: { lock: RedisLeaseLock; nameOf: (file: string) => string } | null = null;
-
-export function useLeases(leases: { lock: RedisLeaseLock; nameOf: (file: string) => string } | null): void {
-  LEASES = leases;
+  /** The shared store's leases, or null for the host's pid lock. */
+  leases: SharedLeases | null;
 }
 
 /** A lease with less than this left is not trusted to cover the rename that follows the check. */
@@ -88,7 +79,7 @@ function inTurn<T>(scope: JournalScope, fn: () => Promise<T>): () => Promise<T> 
 /** Runs `fn` in the mode file's turn: finishes an interrupted change first, clears leftovers after. */
 export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o: ModeFileTurn): Promise<T> {
   const scope: JournalScope = { modeFile: file, rooDir: o.rooDir };
-  if (LEASES) return leased(LEASES, file, inTurn(scope, fn), o.signal);
+  if (o.leases) return leased(o.leases, file, inTurn(scope, fn), o.signal);
   const lockPath = `${file}.lock`;
   return TURNS.run(lockPath, inTurn(scope, fn), {
     signal: o.signal,
@@ -101,15 +92,15 @@ export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o:
  * Runs `fn` under the shared store's lease named after `file` when a store is configured (a pid
  * lock file means nothing to another host), else returns null: the caller takes its own lock.
  */
-export function underSharedLease<T>(file: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> | null {
-  return LEASES ? leased(LEASES, file, fn, signal) : null;
+export function underSharedLease<T>(leases: SharedLeases | null, file: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> | null {
+  return leases ? leased(leases, file, fn, signal) : null;
 }
 
 /**
  * Runs `fn` holding the file's lease; every commit point inside it first checks that the lease is
  * still this writer's (checkFence), so a writer whose lease ran out writes nothing.
  */
-async function leased<T>(leases: NonNullable<typeof LEASES>, file: string, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+async function leased<T>(leases: SharedLeases, file: string, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
   const name = leases.nameOf(file);
   const subject = `the mode file ${file}`;
   let lease: Lease;
@@ -160,12 +151,12 @@ function leaseRefusal(err: unknown, name: string, subject: string, signal: Abort
  * At start: finishes a change a crash cut short and clears dead writers' leftovers, unless another
  * process holds the lock (it does the same when it is done). Resolves to what it did, for the log.
  */
-export async function tidyModeFile(scope: JournalScope): Promise<{ finished: string[] | null; removed: string[] } | null> {
+export async function tidyModeFile(scope: JournalScope, leases: SharedLeases | null): Promise<{ finished: string[] | null; removed: string[] } | null> {
   // Most starts find nothing to do: they then take no lock (and create no lock file).
   if (!(await interrupted(scope)) && (await sweepLeftovers(scope, true)).length === 0) return null;
   const tidy = async (): Promise<{ finished: string[] | null; removed: string[] }> => ({ finished: await finishInterrupted(scope), removed: await sweepLeftovers(scope) });
   try {
-    if (LEASES) return await LEASES.lock.run(LEASES.nameOf(scope.modeFile), tidy, { waitMs: 0 });
+    if (leases) return await leases.lock.run(leases.nameOf(scope.modeFile), tidy, { waitMs: 0 });
     return await TRY_ONCE.run(`${scope.modeFile}.lock`, tidy);
   } catch (err) {
     // Held by a live process, or no folder for the mode file yet: nothing to do here now.

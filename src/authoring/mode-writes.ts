@@ -8,6 +8,7 @@ import { writeFileAtomic } from '../files/atomic-write.js';
 import { MAX_MODE_FILE_BYTES } from '../modes/catalogue.js';
 import { ValidationError } from '../rpc/errors.js';
 import { checkFence } from './turn-fence.js';
+import type { SharedLeases } from './mode-file-lease.js';
 
 export type Scope = 'project' | 'global';
 
@@ -15,6 +16,8 @@ export interface ScopeConfig {
   projectRoot: string | null; configDir: string; globalModesFile: string | null; homeDir: string;
   /** Backups kept per backups folder (`backups.keep`; default DEFAULT_BACKUPS_KEEP). */
   backupsKeep?: number;
+  /** With a shared store, turns at mode files are its leases; without (the default), the host's pid locks. */
+  leases?: SharedLeases | null;
 }
 
 /** The schema's default of `backups.keep`, for callers without a config (the CLI commands). */
@@ -32,6 +35,8 @@ export interface ScopePaths {
   backupRoot: string;
   /** How many backups that folder keeps; older ones are removed after each new one. */
   backupsKeep: number;
+  /** How writers take turns at the mode file: the shared store's leases, or (null) the pid lock. */
+  leases: SharedLeases | null;
 }
 
 const exists = async (path: string): Promise<boolean> => stat(path).then((s) => s.isFile(), () => false);
@@ -40,7 +45,7 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
   if (scope === 'project') {
     if (c.projectRoot === null) throw new ValidationError('No project root is known, so there is no project mode file', { message: 'set --project-root or use scope "global"' });
     const root = resolve(c.projectRoot);
-    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP };
+    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP, leases: c.leases ?? null };
   }
   let modeFile = c.globalModesFile !== null ? resolve(c.globalModesFile) : null;
   for (const name of ['modes.yaml', 'custom_modes.yaml']) {
@@ -50,6 +55,7 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
   return {
     scope, modeFile: modeFile ?? join(resolve(c.configDir), 'custom_modes.yaml'),
     rooDir: join(home, '.roo'), confineRoot: home, backupRoot: join(resolve(c.configDir), 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP,
+    leases: c.leases ?? null,
   };
 }
 

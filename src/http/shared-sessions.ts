@@ -11,23 +11,23 @@ import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from
 import type { SharedChange, SharedSession } from '../mcp/server.js';
 import { ERROR_CODES, InvalidParamsError, InvalidRequestError, RpcError, SessionStoreError } from '../rpc/errors.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
-import { ResumeRefusedError, type Replay } from './event-log.js';
-import { McpSessionLimitError, type McpSessionNews, type McpSessionRecord, type McpSessionRecords } from './session-records.js';
+import { RedisEventLog, ResumeRefusedError, type Replay } from './event-log.js';
+import { McpSessionLimitError, McpSessionRecords, type McpSessionNews, type McpSessionRecord } from './session-records.js';
 import { RedisError } from '../redis/errors.js';
 import { redisFailure } from '../tasks/redis-replies.js';
-import type { SharedStore } from '../store/shared-store.js';
+import type { SharedStore } from '../redis/shared-store.js';
 import { BOUNDS } from '../bounds.js';
 import { LegacySession, type SharedOptions } from './session.js';
 import { parseEventId } from './sse.js';
 import { sendRpcError } from './wire.js';
 
 /** What a failure of the store means for the client: the HTTP status and the JSON-RPC error. */
-export function storeFailure(store: SharedStore, doing: string, err: unknown): { status: number; error: RpcError; headers: Record<string, string> } {
+export function storeFailure(store: SharedStore, timeoutSeconds: number, doing: string, err: unknown): { status: number; error: RpcError; headers: Record<string, string> } {
   if (err instanceof RpcError) return { status: 400, error: err, headers: {} };
   if (err instanceof McpSessionLimitError) return { status: 400, error: new InvalidRequestError(`Invalid Request: ${err.message}`), headers: {} };
   // Redis's own failures read as the task tools' do (src/tasks/redis-replies.ts); anything else
   // (data not ours) cannot be retried away.
-  const ctx = { address: store.shownUrl, prefix: store.prefix, timeoutSeconds: store.config.sessions.timeout };
+  const ctx = { address: store.shownUrl, prefix: store.prefix, timeoutSeconds };
   if (err instanceof RedisError) {
     const error = redisFailure(ctx, doing, err);
     return err.retryable ? { status: 503, error, headers: { 'retry-after': String(BOUNDS.http.retryAfterS) } } : { status: 500, error, headers: {} };
@@ -60,6 +60,7 @@ const NOT_FOUND = 'Session not found: it ended or never existed; initialize a ne
 
 export class SharedSessions {
   readonly records: McpSessionRecords;
+  readonly events: RedisEventLog;
   readonly #log: Logger;
   readonly #table: SessionTable;
   /** Copies being made of sessions started elsewhere: concurrent requests of one session share one. */
@@ -68,11 +69,17 @@ export class SharedSessions {
   #modes: ModeRegistry | null = null;
 
   constructor(readonly store: SharedStore, private readonly core: Core, log: Logger, table: SessionTable) {
-    this.records = store.mcpSessions;
+    this.records = new McpSessionRecords(store.client, { replicaId: store.replicaId, prefix: store.prefix });
+    this.events = new RedisEventLog(store.client, { prefix: store.prefix });
     this.#log = log;
     this.#table = table;
     log.debug('legacy MCP sessions are shared through the store: the server sends no requests to clients (roots/list is not asked), the configured project root is used');
-    store.mcpNews((news) => this.#news(news), () => { for (const s of table.all()) void this.#refresh(s); });
+    const records = this.records;
+    store.listen(records.channel, (message) => {
+      const news = records.readNews(message);
+      if (typeof news === 'string') { log.warn(`dropped a message on ${records.channel}: ${news}`); return; }
+      if (news.origin !== store.replicaId) this.#news(news);
+    }, () => { for (const s of table.all()) void this.#refresh(s); });
     core.modes().then((m) => { this.#modes = m; }, () => { /* logged by the loader */ });
   }
 
@@ -149,10 +156,10 @@ export class SharedSessions {
         // An id of no stream at all is malformed; one of a stream this session never had is unknown.
         const parsed = parseEventId(last);
         if (parsed === null || token === null) throw new ResumeRefusedError(parsed === null ? 'malformed' : 'unknown_stream', last);
-        replay = await this.store.events.replay(sid, last, token);
+        replay = await this.events.replay(sid, last, token);
         after = parsed.seq;
       }
-      token ??= this.store.events.newStream();
+      token ??= this.events.newStream();
       // A resumed stream whose events last told of another catalogue than this replica's (each event
       // is kept with the digest of the catalogue it spoke of; the record has the one at the first
       // GET) missed changes nobody logged: its holder died before telling them.
@@ -201,7 +208,7 @@ export class SharedSessions {
 
   /** Answers `res` with what the failure means (503 + Retry-After when a retry may succeed). */
   refuse(res: ServerResponse, id: RequestId | null, doing: string, err: unknown): void {
-    const f = storeFailure(this.store, doing, err);
+    const f = storeFailure(this.store, this.core.config.sessions.timeout, doing, err);
     if (f.status >= 500) this.#log.warn(`${doing}: ${(err as Error).message}`);
     sendRpcError(res, f.status, id, f.error.code, f.error.message, f.error.data, f.headers);
   }
@@ -209,7 +216,7 @@ export class SharedSessions {
   /** A new session whose record is written before its initialize answer leaves. */
   create(): LegacySession {
     const options: SharedOptions = {
-      events: this.store.events, log: this.#log, mark: () => this.#digest(),
+      events: this.events, log: this.#log, mark: () => this.#digest(),
       keepRecord: (s) => this.records.create(s.id, recordOf(s)),
       refuse: (res, id, err) => {
         this.refuse(res, id, 'keeping the new session', err);
@@ -225,7 +232,7 @@ export class SharedSessions {
   /** This replica's copy of a session another replica started, as its record says. */
   #fromRecord(sid: string, rec: McpSessionRecord): LegacySession {
     const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, {
-      id: sid, events: this.store.events, log: this.#log, mark: () => this.#digest(),
+      id: sid, events: this.events, log: this.#log, mark: () => this.#digest(),
     });
     const lc = session.conn.lifecycle;
     lc.clientCapabilities = rec.capabilities;
@@ -251,7 +258,7 @@ export class SharedSessions {
           kept = await this.records.change(sid, change);
         } catch (err) {
           if (err instanceof McpSessionLimitError) throw new InvalidParamsError(`Invalid params: ${err.message}`);
-          throw storeFailure(this.store, 'keeping the session state', err).error;
+          throw storeFailure(this.store, this.core.config.sessions.timeout, 'keeping the session state', err).error;
         }
         if (!kept) throw new RpcError(ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or expired; initialize a new one');
       },

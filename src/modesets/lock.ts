@@ -3,8 +3,11 @@
 // lock past the operation.
 import { LockQueue } from '../files/lock-queue.js';
 import { lockRefusal, underSharedLease } from '../authoring/mode-file-lock.js';
+import type { SharedLeases } from '../authoring/mode-file-lease.js';
 
 export interface LockOptions {
+  /** With a shared store, its leases are the turns (servers on other hosts share the project). */
+  leases?: SharedLeases | null;
   /** How long to wait for another process before giving up. */
   timeoutMs?: number;
   /** The longest pause between looks at the lock file while another process holds it. */
@@ -14,8 +17,10 @@ export interface LockOptions {
 /** One lock per lock-file path; create one per mode-sets folder and share it. */
 export class ModesetLock {
   readonly #turns: LockQueue;
+  readonly #leases: SharedLeases | null;
 
   constructor(opts: LockOptions = {}) {
+    this.#leases = opts.leases ?? null;
     this.#turns = new LockQueue({ timeoutMs: opts.timeoutMs ?? 10_000, pollMs: opts.pollMs ?? 25 });
   }
 
@@ -27,7 +32,7 @@ export class ModesetLock {
    */
   run<T>(lockPath: string, fn: () => Promise<T>, signal?: AbortSignal, prepare?: () => Promise<void>): Promise<T> {
     // With a shared store, the turn is its lease (servers on other hosts share the project).
-    const shared = underSharedLease(lockPath, async () => { await prepare?.(); return fn(); }, signal);
+    const shared = underSharedLease(this.#leases, lockPath, async () => { await prepare?.(); return fn(); }, signal);
     if (shared) return shared;
     const refuse = (err: unknown): unknown => lockRefusal(err, lockPath, 'the mode sets', signal);
     return this.#turns.run(lockPath, fn, { signal, refuse, ...(prepare ? { prepare } : {}) });

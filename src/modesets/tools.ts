@@ -13,6 +13,7 @@ import { writeBackup } from './backup.js';
 import { describeRow, issuesOut, loadSet, splitRoles } from './catalog.js';
 import { buildSet, customRolesArg } from './create.js';
 import { ModesetLock } from './lock.js';
+import type { SharedLeases } from '../authoring/mode-file-lease.js';
 import { BACKUP_EXTENSIONS, checkBareName, checkFileName, ModesetPaths, SET_EXTENSIONS } from './paths.js';
 import { repairSetText } from './repair.js';
 import { analyseSet } from './sets.js';
@@ -29,6 +30,8 @@ export interface ModesetDeps {
   reload(): Promise<void>;
   log: Logger;
   now?: () => Date;
+  /** With a shared store, the turns at the mode sets are its leases. */
+  leases?: SharedLeases | null;
 }
 
 const bool = (v: unknown, fallback: boolean): boolean => (typeof v === 'boolean' ? v : fallback);
@@ -41,7 +44,7 @@ function steps(ctx: ToolCallContext, total: number): (message: string) => void {
 
 // Each call's own line is a debug record: the default level keeps to start-up, problems and warnings.
 export function modesetTools(deps: ModesetDeps): ToolFamily {
-  const lock = new ModesetLock();
+  const lock = new ModesetLock({ leases: deps.leases ?? null });
   const now = deps.now ?? (() => new Date());
   const paths = (): ModesetPaths => new ModesetPaths(deps.projectRoot(), deps.modesetsDir, deps.configDir);
   /** Every operation that writes runs here: one at a time, in this process and across processes. */

@@ -1,5 +1,7 @@
 // The task-session store as the tools see it: what the memory/file store (src/tasks/local-store.ts) and
-// the Redis store (redis-store.ts) both offer, so the server picks one at start. Types only.
+// the Redis store (redis-store.ts) both offer, and the choice between them, made once at start.
+import type { Logger } from '../log.js';
+import type { RedisCommander } from '../redis/client.js';
 import type { FinalState, SessionView } from './task.js';
 
 export interface TaskSessionStore {
@@ -18,4 +20,28 @@ export interface TaskSessionStore {
   size(): number | Promise<number>;
   flush(): Promise<void>;
   close(): Promise<void>;
+}
+
+export interface SessionStoreChoice {
+  timeoutSeconds: number;
+  cleanupIntervalSeconds: number;
+  /** The session folder (`sessions.persistence`), or null to keep them in memory. */
+  persistenceDir: string | null;
+  lockTimeoutMs: number;
+  /** With a shared store, sessions live there and the folder is not used. */
+  shared: { client: RedisCommander; prefix: string; shownUrl: string } | null;
+  log: Logger;
+}
+
+/** The one place the store is chosen: Redis with a shared store, else memory or files. Each loads on demand. */
+export async function openSessionStore(c: SessionStoreChoice): Promise<TaskSessionStore> {
+  if (c.shared) {
+    if (c.persistenceDir !== null) c.log.warn(`sessions are kept in the shared store ${c.shared.shownUrl}; the session folder ${c.persistenceDir} is not used`);
+    const { RedisSessionStore } = await import('./redis-store.js');
+    return new RedisSessionStore({ redis: c.shared.client, prefix: c.shared.prefix, timeoutSeconds: c.timeoutSeconds, cleanupIntervalSeconds: c.cleanupIntervalSeconds, log: c.log });
+  }
+  const { LocalSessionStore } = await import('./local-store.js');
+  return new LocalSessionStore({
+    timeoutSeconds: c.timeoutSeconds, cleanupIntervalSeconds: c.cleanupIntervalSeconds, persistenceDir: c.persistenceDir, lockTimeoutMs: c.lockTimeoutMs, log: c.log,
+  });
 }

@@ -5,13 +5,13 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { useLeases, withModeFileLock } from '../../src/authoring/mode-file-lock.js';
+import { withModeFileLock } from '../../src/authoring/mode-file-lock.js';
 import { writeModeFile } from '../../src/authoring/mode-writes.js';
 import { checkFence } from '../../src/authoring/turn-fence.js';
 import { writeFileAtomic } from '../../src/files/atomic-write.js';
 import { ModesetLock } from '../../src/modesets/lock.js';
 import { ValidationError } from '../../src/rpc/errors.js';
-import { RedisLeaseLock } from '../../src/store/mode-file-lease.js';
+import { RedisLeaseLock, type SharedLeases } from '../../src/authoring/mode-file-lease.js';
 import { RedisClient } from '../../src/redis/client.js';
 import { redisMissing, testRedis } from '../redis-server.js';
 
@@ -22,13 +22,12 @@ test('a mode-file or mode-set write under a lease too short to cover it writes n
   await client.connected();
   const dir = mkdtempSync(join(tmpdir(), 'rms-fence-'));
   t.after(() => rmSync(dir, { recursive: true, force: true }));
-  t.after(() => useLeases(null));
   const file = join(dir, '.roomodes');
-  const write = (): Promise<void> => withModeFileLock(file, () => writeModeFile(file, 'customModes: []\n'), { rooDir: join(dir, '.roo') });
+  const write = (leases: SharedLeases): Promise<void> => withModeFileLock(file, () => writeModeFile(file, 'customModes: []\n'), { rooDir: join(dir, '.roo'), leases });
 
   // Under the 2 s margin the fence asks for: the lease is taken, but not trusted with the rename.
-  useLeases({ lock: new RedisLeaseLock(client, { replica: 'short', leaseMs: 1000, prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' });
-  await assert.rejects(write(), (err: unknown) => {
+  const short: SharedLeases = { lock: new RedisLeaseLock(client, { replica: 'short', leaseMs: 1000, prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' };
+  await assert.rejects(write(short), (err: unknown) => {
     assert.ok(err instanceof ValidationError, String(err));
     const data = err.data as { error_type: string; written: boolean; retryable: boolean };
     assert.equal(data.error_type, 'busy');
@@ -41,13 +40,13 @@ test('a mode-file or mode-set write under a lease too short to cover it writes n
 
   // Mode-set writes take the same lease through their own lock, and their replacements are fenced too.
   const pointer = join(dir, 'active_mode_set');
-  const setWrite = (): Promise<void> => new ModesetLock().run(join(dir, '.modesets.lock'), () => writeFileAtomic(pointer, 'team\n', { beforeReplace: checkFence }));
-  await assert.rejects(setWrite(), (err: unknown) => err instanceof ValidationError && (err.data as { written: boolean }).written === false);
+  const setWrite = (leases: SharedLeases): Promise<void> => new ModesetLock({ leases }).run(join(dir, '.modesets.lock'), () => writeFileAtomic(pointer, 'team\n', { beforeReplace: checkFence }));
+  await assert.rejects(setWrite(short), (err: unknown) => err instanceof ValidationError && (err.data as { written: boolean }).written === false);
   assert.equal(existsSync(pointer), false, 'nothing replaced the pointer');
 
-  useLeases({ lock: new RedisLeaseLock(client, { replica: 'long', prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' });
-  await write();
+  const long: SharedLeases = { lock: new RedisLeaseLock(client, { replica: 'long', prefix: 'fence-test:' }), nameOf: () => 'project:.roomodes' };
+  await write(long);
   assert.equal(readFileSync(file, 'utf8'), 'customModes: []\n');
-  await setWrite();
+  await setWrite(long);
   assert.equal(readFileSync(pointer, 'utf8'), 'team\n');
 });

@@ -242,3 +242,13 @@ function once(fn: () => Promise<void>): () => Promise<void> {
   let ran: Promise<void> | null = null;
   return () => (ran ??= fn());
 }
+
+/**
+ * The shared store's leases, when a store is configured: mode-file turns are then taken in Redis
+ * (every replica sees them) instead of the host-local lock file. `nameOf` gives the name every
+ * replica uses for a file (never a host path where a shared one exists).
+ */
+export interface SharedLeases {
+  lock: RedisLeaseLock;
+  nameOf(file: string): string;
+}

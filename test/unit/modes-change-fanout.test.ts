@@ -4,7 +4,7 @@ import { test, type TestContext } from 'node:test';
 import assert from 'node:assert/strict';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { ModesChange } from '../../src/modes/registry.js';
-import { ChangeFanout, FanoutTooLargeError, parseMessage } from '../../src/store/change-fanout.js';
+import { ChangeFanout, FanoutTooLargeError, parseMessage } from '../../src/modes/change-fanout.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
 
 /** A logger whose lines a test can wait for. */

@@ -7,7 +7,7 @@ import { lockRefusal } from '../../src/authoring/mode-file-lock.js';
 import { LockBusyError } from '../../src/files/pid-lock.js';
 import { ValidationError } from '../../src/rpc/errors.js';
 import type { RedisClient } from '../../src/redis/client.js';
-import { LeaseBusyError, RedisLeaseLock, type LeaseHolder, type LeaseLockOptions } from '../../src/store/mode-file-lease.js';
+import { LeaseBusyError, RedisLeaseLock, type LeaseHolder, type LeaseLockOptions } from '../../src/authoring/mode-file-lease.js';
 import { StoreDataError } from '../../src/redis/input.js';
 import { connectedClient, ownRedisMissing, redisMissing, startRedis, testRedis, within } from '../redis-server.js';
 

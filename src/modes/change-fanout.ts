@@ -3,8 +3,8 @@
 import { randomBytes } from 'node:crypto';
 import { BOUNDS } from '../bounds.js';
 import type { Logger } from '../log.js';
-import type { ModesChange } from '../modes/registry.js';
-import { SLUG_PATTERN } from '../modes/validate-mode.js';
+import type { ModesChange } from './registry.js';
+import { SLUG_PATTERN } from './validate-mode.js';
 import type { RedisCommander } from '../redis/client.js';
 import type { RedisClientOptions } from '../redis/options.js';
 import { RedisSubscriber, type PubSubMessage } from '../redis/subscriber.js';
