@@ -12,8 +12,9 @@ import { Subscriptions } from './subscriptions.js';
 import { affectedUris, isModeUri } from './mode-uris.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
-import type { Services } from '../services.js';
-import type { ToolListing } from './tools.js';
+import type { ToolListing, ToolRegistry } from './tools.js';
+import type { Catalogue } from '../modes/catalogue.js';
+import type { CompiledMode } from '../modes/permissions.js';
 
 export const SERVER_NAME = 'roo-modes-server';
 
@@ -31,10 +32,22 @@ export interface ConnectionPort {
   requestClient(method: string, params: Params | undefined, timeoutMs: number): Promise<unknown>;
 }
 
+/** What the method table uses of the feature services (src/services.ts provides them, loaded on first use). */
+export interface FeatureServices {
+  readonly tools: Pick<ToolRegistry, 'call'>;
+  readonly modes: { readonly current: Catalogue };
+  readonly config: { readonly server: { readonly page_size: number } };
+  /** A project root was configured: the client's roots are then not asked for. */
+  readonly projectRootConfigured: boolean;
+  systemPrompt(mode: CompiledMode): Promise<string>;
+  /** Serves the modes of the client's root (when none was configured). */
+  adoptClientRoot(root: string): Promise<void>;
+}
+
 export interface McpServerOptions {
   version: string;
   /** Starts (once) and returns the feature services: loaded on first use, so an idle server stays small. */
-  services: () => Promise<Services>;
+  services: () => Promise<FeatureServices>;
   /**
    * Starts (once) the mode catalogue and its file watch, without the other services; settles when
    * edits are announced. Its first load logs the mode files' problems. Called right behind the
@@ -152,8 +165,8 @@ export class McpServer {
   methods(): MethodTable {
     const { services } = this.#o;
     // Once the services are up, handlers run synchronously (no promise hop per request).
-    const ready: { s: Services | null } = { s: null };
-    const withServices = (fn: (s: Services, params: Params, ctx: RequestContext) => unknown): RequestHandler =>
+    const ready: { s: FeatureServices | null } = { s: null };
+    const withServices = (fn: (s: FeatureServices, params: Params, ctx: RequestContext) => unknown): RequestHandler =>
       (params, ctx) => (ready.s ? fn(ready.s, params, ctx) : services().then((s) => { ready.s = s; return fn(s, params, ctx); }));
     const resources = async (): Promise<ModeResources> => {
       const [s, { ModeResources }] = await Promise.all([services(), import('./resources.js')]);
@@ -164,7 +177,7 @@ export class McpServer {
       });
       return this.#resources;
     };
-    const promptDeps = (s: Services): PromptDeps => ({
+    const promptDeps = (s: FeatureServices): PromptDeps => ({
       catalogue: () => s.modes.current, systemPrompt: (m) => s.systemPrompt(m),
       pageSize: s.config.server.page_size, protocolVersion: () => this.protocolVersion,
     });
@@ -324,7 +337,7 @@ export class McpServer {
 }
 
 /** completion/complete: mode slugs for the resource templates' {slug}; nothing else to offer. */
-function complete(s: Services, params: Params): unknown {
+function complete(s: FeatureServices, params: Params): unknown {
   const ref = isRecord(params.ref) ? params.ref : {};
   const arg = isRecord(params.argument) ? params.argument : {};
   const prefix = typeof arg.value === 'string' ? arg.value : '';
