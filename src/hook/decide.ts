@@ -3,8 +3,8 @@
 import { isAbsolute, relative, resolve, sep } from 'node:path';
 import { readLayerText, type Catalogue } from '../modes/catalogue.js';
 import { mayDefineSlug } from '../modes/one-mode.js';
-import { checkTool, type CompiledMode, type PermissionDecision } from '../modes/permissions.js';
-import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
+import { checkTool, type CompiledMode, type PermissionDecision, type ToolCheck } from '../modes/permissions.js';
+import { decideFileUse, takesFile } from '../modes/decide-tool-use.js';
 import { pathsOf, type ToolEvent } from './event.js';
 
 /**
@@ -13,9 +13,9 @@ import { pathsOf, type ToolEvent } from './event.js';
  * inside the root is passed relative, as a client would pass it; one outside stays absolute, and
  * confinement refuses it.
  */
-export function decideHookCall(mode: CompiledMode, tool: string, path: string | undefined, projectRoot: string): PermissionDecision {
+export function decideHookCall(mode: CompiledMode, tool: string, path: string | undefined, projectRoot: string, checked: ToolCheck = checkTool(mode, tool)): PermissionDecision {
   const given = path === undefined ? undefined : asProjectPath(path, projectRoot);
-  return decideToolUse(mode, tool, given === undefined ? {} : { file_path: given }, { projectRoot, confineToProjectRoot: true });
+  return decideFileUse(mode, checked, tool, given === undefined ? {} : { file_path: given }, { projectRoot, confineToProjectRoot: true });
 }
 
 function asProjectPath(path: string, root: string): string {
@@ -44,8 +44,8 @@ export function judgeEvent(mode: CompiledMode, event: ToolEvent, projectRoot: st
   if (tool.group === null || (editsOnly && tool.group !== 'edit')) return { deny: false };
   const paths = takesFile(tool) && tool.allowed ? pathsOf(event.input) : [];
   const decisions = paths.length === 0
-    ? [decideHookCall(mode, name, undefined, projectRoot)]
-    : paths.map((p) => decideHookCall(mode, name, p, projectRoot));
+    ? [decideHookCall(mode, name, undefined, projectRoot, tool)]
+    : paths.map((p) => decideHookCall(mode, name, p, projectRoot, tool));
   const refused = decisions.find((d) => !d.allowed);
   if (!refused) return { deny: false };
   return { deny: true, reason: `Mode ${mode.slug} (roo-modes-server): ${cursorMcp ? `${event.toolName} is an MCP tool. ` : ''}${refused.reason}` };

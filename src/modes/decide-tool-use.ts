@@ -1,7 +1,7 @@
 // The single entry point for "may this mode use this tool on this file?": the tool rules
 // (checkTool) and the path decision (decidePath), worded for people. It owns no state and caches nothing.
 import { resolve } from 'node:path';
-import { checkTool, type CompiledMode, type PermissionContext, type PermissionDecision } from './permissions.js';
+import { checkTool, type CompiledMode, type PermissionContext, type PermissionDecision, type ToolCheck } from './permissions.js';
 import { decidePath } from '../paths/decide.js';
 import { liveFsView } from '../paths/live-fs.js';
 import type { FsView } from '../paths/resolve.js';
@@ -35,7 +35,18 @@ export function decideToolUse(
   ctx: PermissionContext,
   fs: FsView = liveFsView(),
 ): PermissionDecision {
-  const tool = checkTool(mode, toolName);
+  return decideFileUse(mode, checkTool(mode, toolName), toolName, args, ctx, fs);
+}
+
+/** decideToolUse's second half, for a caller that has checked the tool already (a hook judging each file of one call). */
+export function decideFileUse(
+  mode: CompiledMode,
+  tool: ToolCheck,
+  toolName: string,
+  args: { path?: unknown; file_path?: unknown },
+  ctx: PermissionContext,
+  fs: FsView = liveFsView(),
+): PermissionDecision {
   const { pattern, ...decision } = tool;
   if (!decision.allowed || !takesFile(decision)) return decision;
   const picked = pickPath(args);
