@@ -39,8 +39,9 @@ async function decide(core: Core, req: IncomingMessage, url: string, maxBodyByte
     throw err;
   }
   const event = parseToolEvent(text);
-  const services = await core.services();
-  const catalogue = services.modes.current;
+  // The modes alone: the endpoint needs no tool, session or store of the services.
+  const modes = await core.modes();
+  const catalogue = modes.current;
   const slug = query.get('mode');
   let mode: CompiledMode | undefined;
   if (slug !== null) {
@@ -56,6 +57,6 @@ async function decide(core: Core, req: IncomingMessage, url: string, maxBodyByte
       return NO_OBJECTION;
     }
   }
-  const verdict = judgeEvent(mode, event, services.projectRoot);
+  const verdict = judgeEvent(mode, event, modes.projectRoot ?? process.cwd());
   return verdict.deny ? JSON.stringify(claudeDenial(verdict.reason)) : NO_OBJECTION;
 }

@@ -76,6 +76,9 @@ export class ModeRegistry {
     await this.#enqueue(true, false, true);
   }
 
+  /** The project whose modes are served: configured, the client's root, or the working directory. */
+  get projectRoot(): string | null { return this.#config.projectRoot; }
+
   /** Switches to another project (or none) and reloads; listeners hear about the difference. */
   async setProjectRoot(root: string | null): Promise<void> {
     this.#config = { ...this.#config, projectRoot: root };
