@@ -51,7 +51,7 @@ export const BOUNDS = {
     reconnectMinMs: 100,
     reconnectMaxMs: 5000,
   },
-  /** The Redis store modules (src/store/): what they keep and how long they wait. */
+  /** What the modules that keep state in Redis (tasks/, http/, authoring/, modes/) keep and how long they wait. */
   store: {
     /** A resumable stream's events live this long after its last event (a client reconnecting later gets "cannot resume"). */
     eventTtlMs: 10 * 60_000,

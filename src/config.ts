@@ -24,7 +24,7 @@ export interface ServerConfig {
     push_notifications: boolean; queue_limit: number; query_timeout_ms: number;
   };
   http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null } & HttpConfigBounds;
-  /** url null: state stays in this process; a Redis URL: shared by every server using it (src/store/). */
+  /** url null: state stays in this process; a Redis URL: shared by every server using it (docs/deployment.md). */
   store: { url: string | null; prefix: string };
 }
 

@@ -3,7 +3,7 @@
 import { RedisScript } from '../redis/script.js';
 
 // Keys (all under the prefix P, default `rms:`):
-//   P sess:<id>  hash { version, last, data }: `data` is the record's JSON (src/tasks/store.ts's file
+//   P sess:<id>  hash { version, last, data }: `data` is the record's JSON (src/tasks/session-files.ts's file
 //                form), `last` the last access in epoch ms, `version` 1 at creation and +1 per change.
 //                Its TTL is the session timeout, set again on every access.
 //   P gone:<id>  the tombstone: written at creation with a TTL of timeout + tombstone lifetime and
