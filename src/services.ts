@@ -12,12 +12,12 @@ import type { SharedStore } from './store/shared-store.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
-import { authoringTools } from './mcp/authoring-tools.js';
+import { AUTHORING_TOOLS } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
 import { modeNotFound } from './modes/problems.js';
 import type { ScopeConfig } from './authoring/mode-writes.js';
-import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
+import { bindTools, type ToolFamily, type ToolHandler } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
 export interface ServicesHooks {
@@ -85,7 +85,7 @@ export class Services {
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), authoringTools(fileDeps)];
+    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), bindTools(AUTHORING_TOOLS, fileDeps)];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
