@@ -11,7 +11,7 @@ import type { TaskSessionStore } from './store/sessions/api.js';
 import type { SharedStore } from './store/shared-store.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
-import { exchangeTools } from './mcp/exchange-tools.js';
+import { EXCHANGE_TOOLS } from './mcp/exchange-tools.js';
 import { AUTHORING_TOOLS } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
@@ -85,7 +85,7 @@ export class Services {
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), bindTools(AUTHORING_TOOLS, fileDeps)];
+    }), this.#lazyModesetTools(specs), bindTools(EXCHANGE_TOOLS, fileDeps), bindTools(AUTHORING_TOOLS, fileDeps)];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
