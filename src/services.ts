@@ -17,7 +17,7 @@ import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
 import { modeNotFound } from './modes/problems.js';
 import type { ScopeConfig } from './authoring/mode-writes.js';
-import { bindTools, type ToolFamily, type ToolHandler } from './mcp/tool-types.js';
+import { bindTools, lazyTools, type ToolFamily } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
 export interface ServicesHooks {
@@ -112,24 +112,13 @@ export class Services {
 
   /** The mode-set tools, whose code loads on their first call: most sessions never use them. */
   #lazyModesetTools(specs: ReadonlyMap<string, unknown>): ToolFamily {
-    const family: { tools: Promise<ToolFamily> | null } = { tools: null };
-    const load = (): Promise<ToolFamily> => (family.tools ??= import('./modesets/tools.js').then(({ modesetTools }) => modesetTools({
+    return lazyTools([...specs.keys()].filter((name) => name.startsWith('orchestrator_mode_')), async () => (await import('./modesets/tools.js')).modesetTools({
       projectRoot: () => this.projectRoot,
       configDir: this.config.paths.global_config_dir,
       modesetsDir: this.config.modesets.dir,
       reload: () => this.modes.reload(),
       log: this.log.child('modesets'),
-    })));
-    const handlers: Record<string, ToolHandler> = {};
-    for (const name of specs.keys()) {
-      if (!name.startsWith('orchestrator_mode_')) continue;
-      handlers[name] = async (args, ctx) => {
-        const handler = (await load())[name];
-        if (!handler) throw new Error(`no handler for ${name}`);
-        return handler(args, ctx);
-      };
-    }
-    return handlers;
+    }));
   }
 
   /**

@@ -54,3 +54,17 @@ export function bindTools<D>(table: ToolTable<D>, deps: D): ToolFamily {
   for (const [name, handler] of Object.entries(table)) family[name] = (args, ctx) => handler(deps, args, ctx);
   return family;
 }
+
+/** A family whose code loads on its first call; its tool names are known (from the schema files) before it is. */
+export function lazyTools(names: readonly string[], load: () => Promise<ToolFamily>): ToolFamily {
+  let loading: Promise<ToolFamily> | undefined;
+  const family: Record<string, ToolHandler> = {};
+  for (const name of names) {
+    family[name] = async (args, ctx) => {
+      const handler = (await (loading ??= load()))[name];
+      if (!handler) throw new Error(`no handler for ${name}`);
+      return handler(args, ctx);
+    };
+  }
+  return family;
+}
