@@ -89,7 +89,7 @@ export class Services {
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
-      const { ipcTools } = await import('./ipc/tools.js');
+      const { IPC_TOOLS } = await import('./ipc/tools.js');
       const bridge = new RooBridge({
         socketPath: ipc.socket_path, host: ipc.host, port: ipc.port, queueLimit: ipc.queue_limit,
         queryTimeoutMs: ipc.query_timeout_ms, log: this.log.child('roo-ipc'),
@@ -100,7 +100,7 @@ export class Services {
       });
       bridge.start();
       this.#closers.push(() => bridge.close());
-      families.push(ipcTools(bridge));
+      families.push(bindTools(IPC_TOOLS, bridge));
     }
     const { compileSchema } = await import('./schema/validate.js');
     this.tools = new ToolRegistry({
