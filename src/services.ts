@@ -11,13 +11,13 @@ import type { SharedStore } from './redis/shared-store.js';
 import type { SharedLeases } from './authoring/mode-file-lease.js';
 import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
-import { exchangeTools } from './mcp/exchange-tools.js';
-import { authoringTools } from './mcp/authoring-tools.js';
+import { EXCHANGE_TOOLS } from './mcp/exchange-tools.js';
+import { AUTHORING_TOOLS } from './mcp/authoring-tools.js';
 import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
 import { modeNotFound } from './modes/problems.js';
 import type { ScopeConfig } from './authoring/mode-writes.js';
-import type { ToolFamily, ToolHandler } from './mcp/tool-types.js';
+import { bindTools, lazyTools, type ToolFamily } from './mcp/tool-types.js';
 import type { RequestContext } from './rpc/dispatch.js';
 
 export interface ServicesHooks {
@@ -77,11 +77,11 @@ export class Services {
       permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), authoringTools(fileDeps)];
+    }), this.#lazyModesetTools(specs), bindTools(EXCHANGE_TOOLS, fileDeps), bindTools(AUTHORING_TOOLS, fileDeps)];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
-      const { ipcTools } = await import('./ipc/tools.js');
+      const { IPC_TOOLS } = await import('./ipc/tools.js');
       const bridge = new RooBridge({
         socketPath: ipc.socket_path, host: ipc.host, port: ipc.port, queueLimit: ipc.queue_limit,
         queryTimeoutMs: ipc.query_timeout_ms, log: this.log.child('roo-ipc'),
@@ -92,7 +92,7 @@ export class Services {
       });
       bridge.start();
       this.#closers.push(() => bridge.close());
-      families.push(ipcTools(bridge));
+      families.push(bindTools(IPC_TOOLS, bridge));
     }
     const { compileSchema } = await import('./schema/validate.js');
     this.tools = new ToolRegistry({
@@ -104,25 +104,14 @@ export class Services {
 
   /** The mode-set tools, whose code loads on their first call: most sessions never use them. */
   #lazyModesetTools(specs: ReadonlyMap<string, unknown>): ToolFamily {
-    const family: { tools: Promise<ToolFamily> | null } = { tools: null };
-    const load = (): Promise<ToolFamily> => (family.tools ??= import('./modesets/tools.js').then(({ modesetTools }) => modesetTools({
+    return lazyTools([...specs.keys()].filter((name) => name.startsWith('orchestrator_mode_')), async () => (await import('./modesets/tools.js')).modesetTools({
       projectRoot: () => this.projectRoot,
       configDir: this.config.paths.global_config_dir,
       modesetsDir: this.config.modesets.dir,
       reload: () => this.modes.reload(),
       log: this.log.child('modesets'),
       leases: this.#leases,
-    })));
-    const handlers: Record<string, ToolHandler> = {};
-    for (const name of specs.keys()) {
-      if (!name.startsWith('orchestrator_mode_')) continue;
-      handlers[name] = async (args, ctx) => {
-        const handler = (await load())[name];
-        if (!handler) throw new Error(`no handler for ${name}`);
-        return handler(args, ctx);
-      };
-    }
-    return handlers;
+    }));
   }
 
   /**

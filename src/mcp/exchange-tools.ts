@@ -1,18 +1,9 @@
 // export_mode and import_mode: Roo's export files, both ways. The handlers look modes up, call the
 // export/import modules and reload the catalogue after a write; they never touch files themselves.
-import type { Catalogue } from '../modes/catalogue.js';
 import { modeNotFound } from '../modes/problems.js';
-import type { ScopeConfig, Scope } from '../authoring/mode-writes.js';
-import type { ToolFamily, ToolResult } from './tool-types.js';
-
-export interface ExchangeDeps {
-  catalogue(): Catalogue;
-  scopeConfig(): ScopeConfig;
-  /** Reloads the catalogue through the same path file watching uses, so clients are notified. */
-  reload(): Promise<void>;
-  /** Throws -32005/-32006 when the session's mode may not write the planned files. */
-  sessionGate(sessionId: string, plan: { modeFile: string; rulesDir?: string }): Promise<void>;
-}
+import type { Scope } from '../authoring/mode-writes.js';
+import type { ToolCallContext, ToolResult, ToolTable } from './tool-types.js';
+import { gateOf, type ModeFileDeps } from './authoring-tools.js';
 
 /** What happened to one mode's rules folder, as it was done: a folder is only written when it gets files. */
 function rulesOutcome(m: import('../authoring/import.js').ImportReport['modes'][number], dryRun: boolean): string {
@@ -34,31 +25,28 @@ export function importSummary(r: import('../authoring/import.js').ImportReport):
   return lines.join('\n');
 }
 
-export function exchangeTools(d: ExchangeDeps): ToolFamily {
-  return {
-    async export_mode(args): Promise<ToolResult> {
-      const slug = args.mode_slug as string;
-      const cat = d.catalogue();
-      const mode = cat.get(slug);
-      if (!mode) throw modeNotFound(cat, slug);
-      const { exportMode } = await import('../authoring/roo-export.js');
-      const { projectRoot, homeDir } = d.scopeConfig();
-      const out = await exportMode(mode, { projectRoot, homeDir });
-      const metadata: Record<string, unknown> = { slug: mode.slug, source: mode.source, yaml: out.text };
-      if (out.rulesDir !== null) metadata.rules_dir = out.rulesDir;
-      metadata.rules_files = out.rulesFiles.map((r) => ({ relative_path: r.relativePath, bytes: Buffer.byteLength(r.content) }));
-      metadata.skipped = out.skipped.map((s) => ({ relative_path: s.relativePath, reason: s.reason }));
-      return { text: out.text, metadata };
-    },
-
-    async import_mode(args, ctx): Promise<ToolResult> {
-      const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../authoring/import.js'), import('../authoring/mode-writes.js')]);
-      const parsed = parseImport(args.yaml as string);
-      const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
-      const sessionId = typeof args.session_id === 'string' ? args.session_id : null;
-      const report = await importModes(parsed, paths, args.dry_run === true, sessionId === null ? undefined : (plan) => d.sessionGate(sessionId, plan), ctx.signal);
-      if (!report.dry_run) await d.reload();
-      return { text: importSummary(report), metadata: { ...report, backup: report.backup ?? '' } };
-    },
-  };
+async function exportMode(d: ModeFileDeps, args: Record<string, unknown>): Promise<ToolResult> {
+  const slug = args.mode_slug as string;
+  const cat = d.catalogue();
+  const mode = cat.get(slug);
+  if (!mode) throw modeNotFound(cat, slug);
+  const rooExport = await import('../authoring/roo-export.js');
+  const { projectRoot, homeDir } = d.scopeConfig();
+  const out = await rooExport.exportMode(mode, { projectRoot, homeDir });
+  const metadata: Record<string, unknown> = { slug: mode.slug, source: mode.source, yaml: out.text };
+  if (out.rulesDir !== null) metadata.rules_dir = out.rulesDir;
+  metadata.rules_files = out.rulesFiles.map((r) => ({ relative_path: r.relativePath, bytes: Buffer.byteLength(r.content) }));
+  metadata.skipped = out.skipped.map((s) => ({ relative_path: s.relativePath, reason: s.reason }));
+  return { text: out.text, metadata };
 }
+
+async function importMode(d: ModeFileDeps, args: Record<string, unknown>, ctx: ToolCallContext): Promise<ToolResult> {
+  const [{ parseImport, importModes }, { scopePaths }] = await Promise.all([import('../authoring/import.js'), import('../authoring/mode-writes.js')]);
+  const parsed = parseImport(args.yaml as string);
+  const paths = await scopePaths((args.scope as Scope | undefined) ?? 'project', d.scopeConfig());
+  const report = await importModes(parsed, paths, args.dry_run === true, gateOf(d, args), ctx.signal);
+  if (!report.dry_run) await d.reload();
+  return { text: importSummary(report), metadata: { ...report, backup: report.backup ?? '' } };
+}
+
+export const EXCHANGE_TOOLS = { export_mode: exportMode, import_mode: importMode } satisfies ToolTable<ModeFileDeps>;

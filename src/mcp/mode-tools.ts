@@ -9,7 +9,7 @@ import { decideToolUse, takesFile } from '../modes/decide-tool-use.js';
 import { describeToolGroups } from '../modes/describe.js';
 import type { SessionView } from '../tasks/local-store.js';
 import type { TaskSessionStore } from '../tasks/session-store.js';
-import type { ToolFamily, ToolResult } from './tool-types.js';
+import { bindTools, type ToolFamily, type ToolResult, type ToolTable } from './tool-types.js';
 import { enabledGroupNames, groupLines, isoAge, modeReport, toolGroupsObject } from './reports.js';
 
 export interface ModeToolDeps {
@@ -20,6 +20,8 @@ export interface ModeToolDeps {
   now(): number;
 }
 
+type Args = Record<string, unknown>;
+
 const str = (v: unknown): string | undefined => (typeof v === 'string' ? v : undefined);
 
 function requireMode(cat: Catalogue, slug: string): CompiledMode {
@@ -28,8 +30,9 @@ function requireMode(cat: Catalogue, slug: string): CompiledMode {
   return mode;
 }
 
-function listModes(d: ModeToolDeps, source: string): ToolResult {
-  const modes = d.catalogue().modes.filter((m) => source === 'all' || m.source === source);
+/** list_modes' report for one source. */
+function modeList(cat: Catalogue, source: string): ToolResult {
+  const modes = cat.modes.filter((m) => source === 'all' || m.source === source);
   const rows = modes.map((m) => {
     const row: Record<string, unknown> = { slug: m.slug, name: m.name, source: m.source };
     if (m.file) row.file = m.file;
@@ -39,7 +42,6 @@ function listModes(d: ModeToolDeps, source: string): ToolResult {
     row.groups = enabledGroupNames(describeToolGroups(m));
     return row;
   });
-  const cat = d.catalogue();
   const lines = [`${modes.length} mode${modes.length === 1 ? '' : 's'} (source: ${source}):`];
   modes.forEach((m, i) => {
     lines.push('', `${i + 1}. ${m.name} (${m.slug}) — ${m.source}${m.file ? ` (${m.file})` : ''}`);
@@ -81,131 +83,151 @@ function modeInfo(mode: CompiledMode, prompt?: string): ToolResult {
   return { text: modeReport(mode, groups, prompt), metadata };
 }
 
-export function modeTools(d: ModeToolDeps): ToolFamily {
-  // Reports that depend only on the catalogue are built once per catalogue snapshot.
-  const memo = new WeakMap<Catalogue, Map<string, ToolResult>>();
-  const remember = (key: string, build: () => ToolResult): ToolResult => {
-    const cat = d.catalogue();
-    let perCat = memo.get(cat);
-    if (!perCat) { perCat = new Map(); memo.set(cat, perCat); }
-    let result = perCat.get(key);
-    if (!result) { result = { ...build(), reused: true }; perCat.set(key, result); }
-    return result;
-  };
+/** What the handlers are given: the deps, and the reports already built for each catalogue snapshot. */
+type Deps = ModeToolDeps & { readonly reports: WeakMap<Catalogue, Map<string, ToolResult>> };
+
+/** A report that depends only on the catalogue, built once per catalogue snapshot. */
+function remember(d: Deps, key: string, build: (cat: Catalogue) => ToolResult): ToolResult {
+  const cat = d.catalogue();
+  let perCat = d.reports.get(cat);
+  if (!perCat) { perCat = new Map(); d.reports.set(cat, perCat); }
+  let result = perCat.get(key);
+  if (!result) { result = { ...build(cat), reused: true }; perCat.set(key, result); }
+  return result;
+}
+
+function listModes(d: Deps, args: Args): ToolResult {
+  const source = str(args.source) ?? 'all';
+  return remember(d, `list:${source}`, (cat) => modeList(cat, source));
+}
+
+function getModeInfo(d: Deps, args: Args): ToolResult | Promise<ToolResult> {
+  const slug = args.mode_slug as string;
+  if (args.include_system_prompt !== true) return remember(d, `info:${slug}`, (cat) => modeInfo(requireMode(cat, slug)));
+  const mode = requireMode(d.catalogue(), slug);
+  return d.systemPrompt(mode).then((prompt) => modeInfo(mode, prompt));
+}
+
+function createTask(d: Deps, args: Args): ToolResult | Promise<ToolResult> {
+  const mode = requireMode(d.catalogue(), args.mode_slug as string);
+  const parent = str(args.parent_session_id);
+  const s = d.sessions.create({
+    modeSlug: mode.slug,
+    ...(str(args.initial_message) !== undefined ? { initialMessage: args.initial_message as string } : {}),
+    ...(parent !== undefined ? { parentSessionId: parent } : {}),
+  });
+  return s instanceof Promise ? s.then((v) => createdTask(mode, parent, v)) : createdTask(mode, parent, s);
+}
+
+async function switchMode(d: Deps, args: Args): Promise<ToolResult> {
+  const sessionId = args.session_id as string;
+  const cat = d.catalogue();
+  const mode = cat.get(args.new_mode_slug as string);
+  if (!mode) {
+    await d.sessions.get(sessionId); // an unknown or expired session is the first thing to report
+    throw modeNotFound(cat, args.new_mode_slug as string);
+  }
+  // No await before the switch: it must apply in arrival order with other calls on this session.
+  const reason = str(args.reason);
+  const { oldMode } = await d.sessions.switchMode(sessionId, mode.slug, reason);
+  const groups = describeToolGroups(mode);
+  const old = d.catalogue().get(oldMode);
+  const lines = [
+    `Switched task from ${old ? `${old.name} (${oldMode})` : oldMode} to ${mode.name} (${mode.slug}).`,
+    ...(reason ? [`Reason: ${reason}`] : []),
+    '', 'Tool groups now:', ...groupLines(groups),
+  ];
+  const metadata: Record<string, unknown> = { session_id: sessionId, old_mode: oldMode, new_mode: mode.slug };
+  if (reason) metadata.reason = reason;
+  metadata.tool_groups = toolGroupsObject(groups);
+  return { text: lines.join('\n'), metadata };
+}
+
+/** A task in another task's answer (its parent, children, subtasks). */
+function sessionRow(v: SessionView): Record<string, unknown> {
+  return { session_id: v.session_id, task_id: v.task.task_id, mode_slug: v.task.mode_slug, state: v.task.state };
+}
+
+async function getTaskInfo(d: Deps, args: Args): Promise<ToolResult> {
+  const sessionId = args.session_id as string;
+  const s = await d.sessions.get(sessionId);
+  const t = s.task;
+  const now = d.now();
+  const mode = d.catalogue().get(t.mode_slug);
+  const lines = [
+    `Task ${t.task_id}`,
+    `Session: ${s.session_id}`,
+    `Mode: ${mode ? `${mode.name} (${t.mode_slug})` : `${t.mode_slug} (no longer defined)`}`,
+    `State: ${t.state}`,
+    `Created: ${t.created_at}${t.completed_at ? ` — finished ${t.completed_at}` : ''}`,
+    `Session age: ${isoAge(s.created_at, now)}; idle: ${isoAge(s.last_accessed, now)}`,
+  ];
+  if (t.mode_history.length > 0) {
+    lines.push('', 'Mode history:', ...t.mode_history.map((h) => `  ${h.at}: ${h.from} → ${h.to}${h.reason ? ` (${h.reason})` : ''}`));
+  }
+  const metadata: Record<string, unknown> = { session_id: s.session_id, created_at: s.created_at, last_accessed: s.last_accessed, task: t };
+  if (args.include_messages === true) {
+    lines.push('', `Messages (${t.messages.length}):`, ...t.messages.map((m) => `  [${m.timestamp}] ${m.role}: ${m.content}`));
+  }
+  if (args.include_hierarchy === true) {
+    const h = await d.sessions.hierarchy(sessionId);
+    metadata.hierarchy = { ...(h.parent ? { parent: sessionRow(h.parent) } : {}), children: h.children.map(sessionRow) };
+    lines.push('', 'Hierarchy:');
+    lines.push(h.parent ? `  parent: ${h.parent.task.task_id} (session ${h.parent.session_id}) — ${h.parent.task.mode_slug}, ${h.parent.task.state}` : '  parent: none');
+    if (h.children.length === 0) lines.push('  children: none');
+    for (const c of h.children) lines.push(`  child: ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}, ${c.task.state}`);
+  }
+  return { text: lines.join('\n'), metadata };
+}
+
+function validateToolUse(d: Deps, args: Args): ToolResult | Promise<ToolResult> {
+  // In memory the session answers at once, and then so does the whole check (no promise).
+  const slug = d.sessions.modeOf(args.session_id as string);
+  return typeof slug === 'string' ? judgeToolUse(d, slug, args) : slug.then((s) => judgeToolUse(d, s, args));
+}
+
+async function completeTask(d: Deps, args: Args): Promise<ToolResult> {
+  const status = args.status as 'completed' | 'failed' | 'cancelled';
+  const result = str(args.result);
+  const out = await d.sessions.complete(args.session_id as string, status, result, args.cascade === true);
+  const t = out.session.task;
+  const lines = [`Task ${t.task_id} ${status} at ${t.completed_at ?? ''}.`];
+  if (result) lines.push(`Result: ${result}`);
+  if (out.cancelledChildren.length > 0) {
+    lines.push('', `Cancelled subtasks (${out.cancelledChildren.length}):`, ...out.cancelledChildren.map((c) => `  ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}`));
+  }
+  if (out.activeChildren.length > 0) {
+    lines.push('', `Subtasks still active (${out.activeChildren.length}); pass cascade=true to cancel them:`, ...out.activeChildren.map((c) => `  ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}`));
+  }
   return {
-    list_modes: (args) => remember(`list:${str(args.source) ?? 'all'}`, () => listModes(d, str(args.source) ?? 'all')),
-
-    get_mode_info(args) {
-      const slug = args.mode_slug as string;
-      if (args.include_system_prompt !== true) return remember(`info:${slug}`, () => modeInfo(requireMode(d.catalogue(), slug)));
-      const mode = requireMode(d.catalogue(), slug);
-      return d.systemPrompt(mode).then((prompt) => modeInfo(mode, prompt));
-    },
-
-    create_task(args) {
-      const mode = requireMode(d.catalogue(), args.mode_slug as string);
-      const parent = str(args.parent_session_id);
-      const s = d.sessions.create({
-        modeSlug: mode.slug,
-        ...(str(args.initial_message) !== undefined ? { initialMessage: args.initial_message as string } : {}),
-        ...(parent !== undefined ? { parentSessionId: parent } : {}),
-      });
-      return s instanceof Promise ? s.then((v) => createdTask(mode, parent, v)) : createdTask(mode, parent, s);
-    },
-
-    async switch_mode(args) {
-      const sessionId = args.session_id as string;
-      const cat = d.catalogue();
-      const mode = cat.get(args.new_mode_slug as string);
-      if (!mode) {
-        await d.sessions.get(sessionId); // an unknown or expired session is the first thing to report
-        throw modeNotFound(cat, args.new_mode_slug as string);
-      }
-      // No await before the switch: it must apply in arrival order with other calls on this session.
-      const reason = str(args.reason);
-      const { oldMode } = await d.sessions.switchMode(sessionId, mode.slug, reason);
-      const groups = describeToolGroups(mode);
-      const old = d.catalogue().get(oldMode);
-      const lines = [
-        `Switched task from ${old ? `${old.name} (${oldMode})` : oldMode} to ${mode.name} (${mode.slug}).`,
-        ...(reason ? [`Reason: ${reason}`] : []),
-        '', 'Tool groups now:', ...groupLines(groups),
-      ];
-      const metadata: Record<string, unknown> = { session_id: sessionId, old_mode: oldMode, new_mode: mode.slug };
-      if (reason) metadata.reason = reason;
-      metadata.tool_groups = toolGroupsObject(groups);
-      return { text: lines.join('\n'), metadata };
-    },
-
-    async get_task_info(args) {
-      const sessionId = args.session_id as string;
-      const s = await d.sessions.get(sessionId);
-      const t = s.task;
-      const now = d.now();
-      const mode = d.catalogue().get(t.mode_slug);
-      const lines = [
-        `Task ${t.task_id}`,
-        `Session: ${s.session_id}`,
-        `Mode: ${mode ? `${mode.name} (${t.mode_slug})` : `${t.mode_slug} (no longer defined)`}`,
-        `State: ${t.state}`,
-        `Created: ${t.created_at}${t.completed_at ? ` — finished ${t.completed_at}` : ''}`,
-        `Session age: ${isoAge(s.created_at, now)}; idle: ${isoAge(s.last_accessed, now)}`,
-      ];
-      if (t.mode_history.length > 0) {
-        lines.push('', 'Mode history:', ...t.mode_history.map((h) => `  ${h.at}: ${h.from} → ${h.to}${h.reason ? ` (${h.reason})` : ''}`));
-      }
-      const metadata: Record<string, unknown> = { session_id: s.session_id, created_at: s.created_at, last_accessed: s.last_accessed, task: t };
-      if (args.include_messages === true) {
-        lines.push('', `Messages (${t.messages.length}):`, ...t.messages.map((m) => `  [${m.timestamp}] ${m.role}: ${m.content}`));
-      }
-      if (args.include_hierarchy === true) {
-        const h = await d.sessions.hierarchy(sessionId);
-        const row = (v: SessionView): Record<string, unknown> => ({ session_id: v.session_id, task_id: v.task.task_id, mode_slug: v.task.mode_slug, state: v.task.state });
-        metadata.hierarchy = { ...(h.parent ? { parent: row(h.parent) } : {}), children: h.children.map(row) };
-        lines.push('', 'Hierarchy:');
-        lines.push(h.parent ? `  parent: ${h.parent.task.task_id} (session ${h.parent.session_id}) — ${h.parent.task.mode_slug}, ${h.parent.task.state}` : '  parent: none');
-        if (h.children.length === 0) lines.push('  children: none');
-        for (const c of h.children) lines.push(`  child: ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}, ${c.task.state}`);
-      }
-      return { text: lines.join('\n'), metadata };
-    },
-
-    validate_tool_use(args) {
-      // In memory the session answers at once, and then so does the whole check (no promise).
-      const slug = d.sessions.modeOf(args.session_id as string);
-      return typeof slug === 'string' ? validateToolUse(d, slug, args) : slug.then((s) => validateToolUse(d, s, args));
-    },
-
-    async complete_task(args) {
-      const status = args.status as 'completed' | 'failed' | 'cancelled';
-      const result = str(args.result);
-      const out = await d.sessions.complete(args.session_id as string, status, result, args.cascade === true);
-      const t = out.session.task;
-      const row = (v: SessionView): Record<string, unknown> => ({ session_id: v.session_id, task_id: v.task.task_id, mode_slug: v.task.mode_slug, state: v.task.state });
-      const lines = [`Task ${t.task_id} ${status} at ${t.completed_at ?? ''}.`];
-      if (result) lines.push(`Result: ${result}`);
-      if (out.cancelledChildren.length > 0) {
-        lines.push('', `Cancelled subtasks (${out.cancelledChildren.length}):`, ...out.cancelledChildren.map((c) => `  ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}`));
-      }
-      if (out.activeChildren.length > 0) {
-        lines.push('', `Subtasks still active (${out.activeChildren.length}); pass cascade=true to cancel them:`, ...out.activeChildren.map((c) => `  ${c.task.task_id} (session ${c.session_id}) — ${c.task.mode_slug}`));
-      }
-      return {
-        text: lines.join('\n'),
-        metadata: {
-          session_id: out.session.session_id, task_id: t.task_id, status, completed_at: t.completed_at ?? '',
-          active_children: out.activeChildren.map(row), cancelled_children: out.cancelledChildren.map(row),
-        },
-      };
+    text: lines.join('\n'),
+    metadata: {
+      session_id: out.session.session_id, task_id: t.task_id, status, completed_at: t.completed_at ?? '',
+      active_children: out.activeChildren.map(sessionRow), cancelled_children: out.cancelledChildren.map(sessionRow),
     },
   };
+}
+
+export const MODE_TOOLS = {
+  list_modes: listModes,
+  get_mode_info: getModeInfo,
+  create_task: createTask,
+  switch_mode: switchMode,
+  get_task_info: getTaskInfo,
+  validate_tool_use: validateToolUse,
+  complete_task: completeTask,
+} satisfies ToolTable<Deps>;
+
+/** The family over one catalogue and session store, with its own report cache. */
+export function modeTools(deps: ModeToolDeps): ToolFamily {
+  return bindTools(MODE_TOOLS, { ...deps, reports: new WeakMap() });
 }
 
 /** validate_tool_use's `error` for each kind of refusal. */
 const ERROR_NAMES = { file: 'FILE_RESTRICTION_ERROR', tool: 'TOOL_RESTRICTION_ERROR', unknown: 'UNKNOWN_TOOL' } as const;
 
 /** validate_tool_use once the session's mode is known: the tool, then its path, decided now. */
-function validateToolUse(d: ModeToolDeps, slug: string, args: Record<string, unknown>): ToolResult {
+function judgeToolUse(d: ModeToolDeps, slug: string, args: Args): ToolResult {
   const mode = requireMode(d.catalogue(), slug);
   const tool = args.tool_name as string;
   const filePath = str(args.file_path);

@@ -1,5 +1,5 @@
 // The contract between the MCP tools layer and each tool family (modes, tasks, mode sets, IPC).
-// A family exports handlers; the registry pairs them with schemas/tools/<name>.json.
+// A family exports a table of named handlers; the registry pairs them with schemas/tools/<name>.json.
 
 /** What a handler may use while it runs. It never sees streams or queues. */
 export interface ToolCallContext {
@@ -39,5 +39,32 @@ export function withoutNulls(m: Record<string, unknown>): Record<string, unknown
 /** Arguments arrive already validated against the tool's input schema. */
 export type ToolHandler = (args: Record<string, unknown>, ctx: ToolCallContext) => ToolResult | Promise<ToolResult>;
 
-/** A family of tools: name → handler. Names must match files in schemas/tools/. */
+/** A family of tools as the registry calls them: name → handler. Names must match files in schemas/tools/. */
 export type ToolFamily = Readonly<Record<string, ToolHandler>>;
+
+/** A handler as a family writes it: a named function given the family's dependencies, never closing over them. */
+export type TableHandler<D> = (deps: D, args: Record<string, unknown>, ctx: ToolCallContext) => ToolResult | Promise<ToolResult>;
+
+/** A family's table: tool name → its handler. */
+export type ToolTable<D> = Readonly<Record<string, TableHandler<D>>>;
+
+/** The table with its dependencies, as the registry calls it (a synchronous handler stays synchronous). */
+export function bindTools<D>(table: ToolTable<D>, deps: D): ToolFamily {
+  const family: Record<string, ToolHandler> = {};
+  for (const [name, handler] of Object.entries(table)) family[name] = (args, ctx) => handler(deps, args, ctx);
+  return family;
+}
+
+/** A family whose code loads on its first call; its tool names are known (from the schema files) before it is. */
+export function lazyTools(names: readonly string[], load: () => Promise<ToolFamily>): ToolFamily {
+  let loading: Promise<ToolFamily> | undefined;
+  const family: Record<string, ToolHandler> = {};
+  for (const name of names) {
+    family[name] = async (args, ctx) => {
+      const handler = (await (loading ??= load()))[name];
+      if (!handler) throw new Error(`no handler for ${name}`);
+      return handler(args, ctx);
+    };
+  }
+  return family;
+}

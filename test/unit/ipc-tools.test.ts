@@ -5,9 +5,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { test, type TestContext } from 'node:test';
 import { RooBridge } from '../../src/ipc/bridge.js';
-import { ipcTools } from '../../src/ipc/tools.js';
+import { IPC_TOOLS } from '../../src/ipc/tools.js';
 import { silentLogger } from '../../src/log.js';
-import type { ToolCallContext, ToolFamily, ToolResult } from '../../src/mcp/tool-types.js';
+import { bindTools, type ToolCallContext, type ToolFamily, type ToolResult } from '../../src/mcp/tool-types.js';
 import { ValidationError } from '../../src/rpc/errors.js';
 import { FakeRoo, waitUntil, type FakeRooOptions } from '../fixtures/fake-roo.js';
 
@@ -68,11 +68,11 @@ async function connected(t: TestContext, fakeOpts: FakeRooOptions = {}): Promise
   bridge.start();
   const clientId = await acked;
   await waitUntil(() => bridge.ready, 'the bridge is ready');
-  return { fake, tools: ipcTools(bridge), bridge, clientId };
+  return { fake, tools: bindTools(IPC_TOOLS, bridge), bridge, clientId };
 }
 
 test('every roo_ipc tool has exactly one schema file of the agreed shape', () => {
-  const tools = ipcTools(new RooBridge({ socketPath: null, host: null, port: null, queueLimit: 1, queryTimeoutMs: 1, log: silentLogger }));
+  const tools = bindTools(IPC_TOOLS, new RooBridge({ socketPath: null, host: null, port: null, queueLimit: 1, queryTimeoutMs: 1, log: silentLogger }));
   const files = readdirSync(schemaDir).filter((f) => f.startsWith('roo_ipc_')).map((f) => f.replace(/\.json$/, '')).sort();
   assert.deepEqual(Object.keys(tools).sort(), files);
   for (const name of files) {
@@ -222,7 +222,7 @@ test('every tool that talks to Roo fails at once with -32004 and a hint while di
   t.after(async () => { await bridge.close(); rmSync(dir, { recursive: true, force: true }); });
   bridge.start();
   await waitUntil(() => bridge.status().lastError !== null, 'the first attempt failed');
-  const tools = ipcTools(bridge);
+  const tools = bindTools(IPC_TOOLS, bridge);
   const talking: Array<[string, Record<string, unknown>]> = [
     ['roo_ipc_start_task', { text: 'x', wait_for_start: true }], ['roo_ipc_send_message', { text: 'x' }],
     ['roo_ipc_cancel_task', {}], ['roo_ipc_close_task', {}], ['roo_ipc_resume_task', { task_id: 't' }],

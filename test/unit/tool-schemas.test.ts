@@ -1,10 +1,15 @@
 // Holds every tool schema, as tools/list serves it, to rules that every client's validator and every
-// model provider's function calling accept. It never checks what a tool does, only how it is described.
+// model provider's function calling accept, and to one handler in one family table. It never checks what a tool does.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readToolSpecs, ToolListing, type ToolSpec } from '../../src/mcp/tools.js';
 import { portabilityProblems } from '../schema-portability.js';
 import { compileSchema } from '../../src/schema/validate.js';
+import { MODE_TOOLS } from '../../src/mcp/mode-tools.js';
+import { EXCHANGE_TOOLS } from '../../src/mcp/exchange-tools.js';
+import { AUTHORING_TOOLS } from '../../src/mcp/authoring-tools.js';
+import { MODESET_TOOLS } from '../../src/modesets/tools.js';
+import { IPC_TOOLS } from '../../src/ipc/tools.js';
 
 const specs = await readToolSpecs();
 
@@ -62,4 +67,16 @@ test('a value with two shapes (anyOf) still validates both and refuses others', 
   assert.deepEqual(check(args({ architect: 2, code: 3 })), []);
   assert.notDeepEqual(check(args(5)), []);
   assert.notDeepEqual(check(args(['balanced'])), []);
+});
+
+test('every tool schema has exactly one handler, in exactly one family table, and every handler a schema', () => {
+  const tables = { MODE_TOOLS, EXCHANGE_TOOLS, AUTHORING_TOOLS, MODESET_TOOLS, IPC_TOOLS };
+  const owners = new Map<string, string[]>();
+  for (const [table, tools] of Object.entries(tables)) {
+    for (const name of Object.keys(tools)) owners.set(name, [...(owners.get(name) ?? []), table]);
+  }
+  assert.deepEqual([...owners.keys()].sort(), [...specs.keys()].sort());
+  assert.deepEqual([...owners].filter(([, in_]) => in_.length > 1), [], 'a tool in two tables');
+  // services.ts offers the mode-set family, loaded on first call, under the orchestrator_mode_* schemas.
+  assert.deepEqual(Object.keys(MODESET_TOOLS).sort(), [...specs.keys()].filter((name) => name.startsWith('orchestrator_mode_')));
 });
