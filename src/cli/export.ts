@@ -1,9 +1,10 @@
-// `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo`: writes the modes in force
+// `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo|gemini`: writes the modes in force
 // as the other agent's files and reports what could not be carried over. Never overwrites a file it
 // did not write unless told to, and never writes a path of this machine into one.
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
 import { loadCatalogue } from '../modes/catalogue.js';
+import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import type { UpsertOutcome } from '../jsonc/edit.js';
@@ -16,6 +17,8 @@ import { SETTINGS_FILES, mergeHooks } from '../export/settings.js';
 import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/cursor-hooks.js';
 import { PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
 import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
+import { geminiAgent } from '../export/gemini.js';
+import { writeGeminiPolicy } from './export-gemini.js';
 import { mergeJsonFile } from './merge-json-file.js';
 import { expandHome, readFlags } from './flags.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
@@ -36,14 +39,16 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
   cursor: (m, ctx) => cursorRule(m, ctx.enforce),
   opencode: openCodeAgent('.opencode'),
   kilo: openCodeAgent('.kilo'),
+  gemini: geminiAgent,
 };
 
 /** The folder each target writes its per-mode files into, where a full export looks for its left-overs. */
 const FOLDERS: Readonly<Record<string, string>> = {
   'claude-code': '.claude/agents', vscode: '.github/agents', cursor: '.cursor/rules', opencode: '.opencode/agents', kilo: '.kilo/agents',
+  gemini: '.gemini/agents',
 };
 
-const USAGE = `Usage: roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo [options]
+const USAGE = `Usage: roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo|gemini [options]
 
 Writes the project's and the global custom modes (built-in ones with --builtins) as the other
 agent's files:
@@ -54,6 +59,9 @@ agent's files:
   opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins (--plugin:
                                              a plugin also asks the hook before each call)
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
+  gemini       .gemini/agents/<slug>.md      subagent; tools from the groups; deny rules per
+                                             subagent in .gemini/policies/roo-modes.toml, named
+                                             in .gemini/settings.json (policyPaths)
 
   --to AGENT            the target (required)
   --mode SLUG           export this mode, built-in or not (repeatable; default: every custom mode)
@@ -216,6 +224,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const seen = new Map<string, string>();
   /** Agent name → slug of each agent file produced, for --plugin. */
   const agents = new Map<string, string>();
+  const exported: CompiledMode[] = [];
   for (const mode of modes) {
     const result = TARGETS[target]!(await prepareMode(mode, ctx), ctx);
     for (const l of result.lost) report.push(`  not carried over (${mode.slug}): ${l}`);
@@ -228,6 +237,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash} both become ${result.path}`); failed = true; continue; }
     seen.set(result.path, mode.slug);
     agents.set(mode.slug, mode.slug);
+    exported.push(mode);
     failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
@@ -239,6 +249,14 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   if (args.enforce !== undefined) {
     const entry = cursorHookEntry(ctx, args.enforce);
     failed = !(await mergeInto(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, entry), `preToolUse hook for mode ${args.enforce}`, args, io, report)) || failed;
+  }
+  if (target === 'gemini') {
+    const gemini = await writeGeminiPolicy(outDir, exported, catalogue, ctx, {
+      place: (file, text) => place(file, text, args, io, report),
+      merge: (file, merge, what) => mergeInto(file, merge, what, args, io, report),
+    });
+    for (const a of gemini.orphans) report.push(`  warning: .gemini/agents/${a}.md is from an earlier export, for a mode that no longer exists: the policy refuses its writes and commands; delete it or export that mode again`);
+    failed = !gemini.ok || failed;
   }
   const plugin = args.plugin && agents.size > 0;
   if (plugin) {

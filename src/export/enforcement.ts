@@ -2,6 +2,8 @@
 // the export report and --help print (sources: ../shared/reference/hooks.md §2). Text only.
 import { PLUGIN_PATHS } from './opencode-plugin.js';
 import { CURSOR_HOOKS_FILE } from './cursor-hooks.js';
+import { GEMINI_POLICY_FILE } from './gemini-policy.js';
+import { GEMINI_SETTINGS_FILE } from './gemini-settings.js';
 
 export interface EnforcementChoice {
   /** (cursor) the mode .cursor/hooks.json enforces, if one was chosen. */
@@ -18,8 +20,16 @@ const VSCODE = [
 /** Agents this command has no target for, with what their hooks could do (for --help). */
 export const NO_TARGET = [
   'Codex CLI: not exported. Its PreToolUse hooks (apply_patch, the patch text in tool_input.command) can deny, but fail open: a crash, a timeout or an unparsable answer lets the call run.',
-  'Gemini CLI: not exported. Its BeforeTool hooks can deny, but fail open: exit codes other than 0 and 2 only warn.',
 ] as const;
+
+/** Gemini CLI 0.61 (sources: gemini-cli-core and gemini-cli 0.61.0; gemini-cli issue #18186). */
+const GEMINI = [
+  `Gemini CLI: ${GEMINI_POLICY_FILE} holds deny rules scoped to each exported subagent: write_file and replace calls whose file_path the mode's pattern does not allow, and the write or shell tools of a mode without the edit or command group. Gemini's policy engine runs in-process, so no check can fail to start; each agent's tools list leaves out the groups its mode lacks.`,
+  `Gemini CLI 0.61 ignores policy files in .gemini/policies (its workspace tier is switched off), so ${GEMINI_SETTINGS_FILE} names the file under policyPaths, which loads it at the user tier. Gemini reads a project's settings and agents only in a trusted folder, and asks each user to acknowledge a project agent before it runs. Started with --policy, Gemini ignores policyPaths and nothing here is enforced; without the file, nothing is either, and Gemini says nothing.`,
+  'Overrides: admin-tier rules (the system policy folder, --admin-policy, adminPolicyPaths) and user-tier rules of priority 999 loaded before these (~/.gemini/policies, other policyPaths). Below these rules: "always allow" answers, --allowed-tools, tools.allowed, tools.core and YOLO mode.',
+  'Stricter than Roo: a file_path with an empty, . or .. segment (one leading ./ is fine), a %, a " or \\, a control character, or a leading @, ~ or drive letter, or inside .gemini/, is refused in a mode with an edit pattern (Gemini decodes %-escapes, drops a leading @ and resolves .., after the policy has looked).',
+  'Not enforced by the policy: symbolic links (the rules judge the path as written; the write follows links), the main session (only the subagents are held), and absolute paths outside the project that satisfy a pattern not anchored at the start (Gemini itself refuses paths outside its workspace folders, which include its temp folder and --include-directories).',
+];
 
 /** The report's lines for one target. */
 export function enforcementNotes(target: string, choice: EnforcementChoice): string[] {
@@ -37,6 +47,8 @@ export function enforcementNotes(target: string, choice: EnforcementChoice): str
         ? [`${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it asks the hook and throws to block, also when no answer can be had (fails closed).${target === 'kilo' ? ' KILO_PURE=1 skips plugins.' : ''}`]
         : [`${name}: the agents' permission rules (exact globs). --plugin adds ${PLUGIN_PATHS[target]}, which asks the hook before each call of an exported agent and fails closed.`];
     }
+    case 'gemini':
+      return GEMINI;
     default:
       return [];
   }

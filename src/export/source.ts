@@ -61,16 +61,20 @@ function firstSentence(text: string): string {
   return (m ? m[0] : text.trim()).replace(/\s+/g, ' ');
 }
 
+/** "mode architect (built-in)" or "mode docs-writer from .roomodes line 3". */
+export function provenance(mode: CompiledMode, ctx: { projectRoot: string; homeDir: string }): string {
+  return mode.file === undefined
+    ? `mode ${mode.slug} (built-in)`
+    : `mode ${mode.slug} from ${displayPath(mode.file, ctx)}${mode.line !== undefined ? ` line ${mode.line}` : ''}`;
+}
+
 export async function prepareMode(mode: CompiledMode, ctx: ExportContext): Promise<ExportMode> {
   const rules = await loadRules(mode.slug, { projectRoot: ctx.projectRoot, homeDir: ctx.homeDir }, MAX_RULES_BYTES);
   const parts = [mode.roleDefinition.trim()];
   if (mode.customInstructions?.trim()) parts.push(`## Mode instructions\n\n${mode.customInstructions.trim()}`);
   for (const f of [...rules.mode, ...rules.general]) parts.push(`## Rules from ${f.display}\n\n${f.content}`);
-  const provenance = mode.file === undefined
-    ? `mode ${mode.slug} (built-in)`
-    : `mode ${mode.slug} from ${displayPath(mode.file, ctx)}${mode.line !== undefined ? ` line ${mode.line}` : ''}`;
   const about = mode.whenToUse?.trim() || mode.description?.trim() || firstSentence(mode.roleDefinition);
-  return { mode, body: `${parts.join('\n\n')}\n`, provenance, description: about.replace(/\s+/g, ' ') };
+  return { mode, body: `${parts.join('\n\n')}\n`, provenance: provenance(mode, ctx), description: about.replace(/\s+/g, ' ') };
 }
 
 /** The words every file the exporter writes carries near its top; a re-export knows its own files by them. */

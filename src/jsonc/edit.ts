@@ -80,6 +80,31 @@ export function mergeNestedMember(text: string, dialect: Dialect, containerKey: 
   return { ok: true, action, text: edited };
 }
 
+/**
+ * Makes the top-level `key` hold `value`: replaced in place (on one line when it was on one line)
+ * or added as the last member. Refuses a non-object root, a duplicate key, or comments inside the
+ * value it would replace; the result is re-parsed and compared with the intended value.
+ */
+export function setTopMember(text: string, dialect: Dialect, key: string, value: unknown): UpsertOutcome {
+  const { root, comments } = parseJson(text, dialect);
+  if (root.kind !== 'object' || root.members === undefined) return { ok: false, reason: 'the top level is not a JSON object' };
+  const member = findMember(root, key);
+  if (member === 'duplicate') return { ok: false, reason: `the key "${key}" appears more than once` };
+  if (member !== undefined && isDeepStrictEqual(member.value.value, value)) return { ok: true, action: 'unchanged', text };
+  let edited: string;
+  if (member === undefined) {
+    edited = insertMember(text, root, key, value, indentUnit(text));
+  } else {
+    const { start, end } = member.value;
+    if (comments.some((c) => c.start < end && c.end > start)) return { ok: false, reason: `the "${key}" value contains comments that replacing it would lose` };
+    const rendered = text.slice(start, end).includes('\n') ? render(value, indentUnit(text), lineIndentAt(text, member.keyStart), eolOf(text)) : renderInline(value);
+    edited = text.slice(0, start) + rendered + text.slice(end);
+  }
+  const expected = { ...(root.value as Record<string, unknown>), [key]: value };
+  if (!isDeepStrictEqual(parseJson(edited, dialect).root.value, expected)) return { ok: false, reason: 'the edit could not be verified (internal check failed)' };
+  return { ok: true, action: member === undefined ? 'added' : 'updated', text: edited };
+}
+
 /** Sets each field inside the object at `path` (which exists), one splice and re-parse per field. */
 function mergeFields(text: string, dialect: Dialect, path: [string, string], fields: Record<string, unknown>, unit: string): UpsertOutcome {
   const name = path[1];

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { tempDir } from './harness.js';
 import { runCli } from './cli-run.js';
 
-test('the vscode report says its hooks fail open; --help covers Codex and Gemini CLI', async (t) => {
+test('the vscode report says its hooks fail open; --help covers Codex and the Gemini target', async (t) => {
   const root = tempDir(t, 'rms-enforcement-');
   const env = { ROO_PROJECT_ROOT: root };
   const r = await runCli(['export', '--to', 'vscode', '--mode', 'architect', '--dry-run'], { env, cwd: root });
@@ -17,5 +17,6 @@ test('the vscode report says its hooks fail open; --help covers Codex and Gemini
   assert.doesNotMatch(claude.stdout, /enforcement: (VS Code|Cursor|OpenCode)/, 'each target reports its own');
   const help = await runCli(['export', '--help'], { env, cwd: root });
   assert.match(help.stdout, /Codex CLI: not exported\. .*fail open/);
-  assert.match(help.stdout, /Gemini CLI: not exported\. .*fail open/);
+  assert.doesNotMatch(help.stdout, /Gemini CLI: not exported/);
+  assert.match(help.stdout, /\n  gemini +\.gemini\/agents\/<slug>\.md +subagent; tools from the groups; deny rules per\n/);
 });
