@@ -5,7 +5,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { ModeRegistry } from './modes/registry.js';
-import type { CompiledMode } from './modes/permissions.js';
+import type { CompiledMode, PermissionContext } from './modes/permissions.js';
 import { SessionStore } from './tasks/sessions.js';
 import type { TaskSessionStore } from './store/sessions/api.js';
 import type { SharedStore } from './store/shared-store.js';
@@ -13,6 +13,7 @@ import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { exchangeTools } from './mcp/exchange-tools.js';
 import { authoringTools } from './mcp/authoring-tools.js';
+import { viewTools } from './mcp/view-tools.js';
 import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
 import { modeNotFound } from './modes/problems.js';
@@ -79,13 +80,18 @@ export class Services {
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
       sessionGate: (id: string, plan: PlannedWrite) => this.#sessionGate(id, plan),
     };
+    const permissionContext = (): PermissionContext => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root });
     const families: ToolFamily[] = [modeTools({
       catalogue: () => this.modes.current,
       sessions: this.sessions,
-      permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
+      permissionContext,
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), authoringTools(fileDeps)];
+    }), this.#lazyModesetTools(specs), exchangeTools(fileDeps), authoringTools(fileDeps), viewTools({
+      catalogue: () => this.modes.current,
+      permissionContext,
+      place: () => ({ projectRoot: this.projectRoot, homeDir: homedir() }),
+    })];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');
