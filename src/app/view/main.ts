@@ -23,6 +23,7 @@ const page = {
   form: byId<HTMLFormElement>('try'),
   mode: byId<HTMLSelectElement>('try-mode'),
   path: byId<HTMLInputElement>('try-path'),
+  go: byId<HTMLButtonElement>('try-go'),
   verdict: byId('verdict'),
   note: byId('static-note'),
 };
@@ -109,14 +110,18 @@ async function hosted(): Promise<void> {
     return;
   }
   page.form.hidden = false;
-  page.form.addEventListener('submit', (e) => {
-    e.preventDefault();
+  const tryPath = (): void => {
     const args = { mode_slug: page.mode.value, file_path: page.path.value.trim() };
     if (args.file_path === '') { page.path.focus(); return; }
     page.verdict.className = 'verdict';
     page.verdict.textContent = 'Asking the server…';
     call('try_mode_path', args).then((v) => showVerdict(v as unknown as ViewVerdict), (err: Error) => { page.verdict.className = 'verdict no'; page.verdict.textContent = err.message; });
-  });
+  };
+  // Not a form submission: hosts sandbox views without allow-forms, where a submit never fires.
+  page.go.addEventListener('click', tryPath);
+  page.path.addEventListener('keydown', (e) => { if (e.key === 'Enter') { e.preventDefault(); tryPath(); } });
+  // Where forms are allowed, a submission must not navigate the view away.
+  page.form.addEventListener('submit', (e) => { e.preventDefault(); tryPath(); });
   await refresh();
 }
 
