@@ -132,13 +132,16 @@ const TOOL_ERRORS = {
   roo_ipc_get_models: [IPC_NOT_READY, ['VALIDATION_ERROR', 'Roo did not answer within `ipc.query_timeout_ms`, or the call was cancelled']],
   roo_ipc_poll_ai_messages: [],
   roo_ipc_poll_other_events: [],
+  mode_matrix: [],
+  try_mode_path: [['MODE_NOT_FOUND', '`mode_slug` names no mode']],
 };
 
-/** Tool families by name prefix: heading and a note on when the family is listed. */
+/** Tool families by name (or name prefix): heading and a note on when the family is listed. */
 const FAMILIES = [
   { prefix: 'orchestrator_mode_', title: 'Mode-set tools', note: 'Manage mode-set files under `<project>/.task_orchestrator/` (`modesets.dir`). Every write takes a lock shared by all server processes of the project and is atomic. Results also carry the seed API\'s field names (`success`, `mode_created`, `backup_created`, `backup_path`, `backup_size`, `restored_at`, `backup_source`, `validation_status`, `fallback_mode`) beside ours, described as "Seed name" below; a failure\'s `data` names the set that stays in force as `fallback_mode`.' },
   { prefix: 'roo_ipc_', title: 'Roo Code IPC tools', note: 'Listed only when an IPC target is configured (`ipc.socket_path` / `ROO_CODE_IPC_SOCKET_PATH`, or `ipc.host` + `ipc.port`). See [ipc.md](ipc.md).' },
   { prefix: '', title: 'Mode and task tools', note: 'Always listed. Sessions live in memory unless `sessions.persistence.enabled` is true. The mode-file tools (`export_mode`, `import_mode`, `create_mode`, `update_mode`, `delete_mode`) are described under [Mode files](#mode-files).' },
+  { names: ['mode_matrix', 'try_mode_path'], title: 'Modes view tools (MCP Apps)', note: 'Listed, and callable, only for a client that offers the MCP Apps extension (see [Modes view](#modes-view-mcp-apps)); to any other they are unknown tools. Each carries `_meta.ui.visibility: ["app"]`: a host calls it for the view and keeps it from the model.' },
 ];
 
 /** Notifications the server sends. Each method must occur in the built server code. */
@@ -171,7 +174,8 @@ async function loadBuilt() {
   const code = ['mcp/server.js', 'mcp/subscriptions.js', 'pipeline/processor.js'].map((f) => readFileSync(join(DIST, f), 'utf8')).join('\n');
   const eras = { ...await import(new URL('../dist/mcp/eras.js', import.meta.url).href), ...await import(new URL('../dist/mcp/subscriptions.js', import.meta.url).href) };
   const sources = await import(new URL('../dist/modes/sources.js', import.meta.url).href);
-  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, eras, connectStdio: client.connectStdio, serverCode: code, MODE_SOURCES: sources.MODE_SOURCES };
+  const apps = await import(new URL('../dist/mcp/apps.js', import.meta.url).href);
+  return { ERROR_CODES: errors.ERROR_CODES, PROTOCOL_VERSIONS: lifecycle.PROTOCOL_VERSIONS, eras, connectStdio: client.connectStdio, serverCode: code, MODE_SOURCES: sources.MODE_SOURCES, apps };
 }
 
 /** Asks the built server (built-in modes only: empty project and config dir) what it lists. */
@@ -276,6 +280,17 @@ function toolSection(spec, ERROR_CODES) {
   return out.join('\n');
 }
 
+/** The MCP Apps view, from the table in src/mcp/apps.ts. */
+function appsSection({ UI_EXTENSION, VIEW_MIME, VIEW_URI, VIEW_TOOLS, toolMeta }) {
+  const out = ['## Modes view (MCP Apps)', ''];
+  out.push(`For hosts that render MCP Apps views (the extension ${code(UI_EXTENSION)}, 2026-01-26), the server offers one view: the modes as a table (a row per mode with its icon, name, slug, source and file; a column per tool group, the edit group's file pattern and its description in the cell), the mode files' problems at \`file:line:column\`, and a box to try a path in a mode. It is one self-contained HTML page (inline script and style; it loads nothing, so it needs no Content-Security-Policy exception) that follows the host's theme and CSS variables. [README](../README.md#the-modes-view-mcp-apps) says which hosts render it.`, '');
+  out.push(`A client offers the extension with ${code(`{"extensions": {"${UI_EXTENSION}": {"mimeTypes": ["${VIEW_MIME}"]}}}`)} in its capabilities: in \`initialize\` (legacy era), or in each request's ${code('io.modelcontextprotocol/clientCapabilities')} (2026-07-28). Only then does the server declare the extension in its \`initialize\` answer, list and serve the view's resource and tools, and add \`_meta\` to the tools below; any other client gets exactly the answers it would get from a server without the view (a test holds them byte for byte the same whatever else the client declares, and equal to an MCP Apps client's answers less the view's parts). \`server/discover\` lists the extension to every client, as it describes the server.`, '');
+  out.push(table(['tool', 'visibility', '_meta'], Object.entries(VIEW_TOOLS).map(([name, who]) => [code(name), who === 'app' ? 'the view only' : 'model and view', code(JSON.stringify(toolMeta(name)))])));
+  out.push('');
+  out.push(`\`ui/resourceUri\` is the flat key that hosts released before the extension was final still read. The resource ${code(VIEW_URI)} (${code(VIEW_MIME)}) is listed after the modes' resources; \`resources/read\` answers the page with \`_meta.ui.prefersBorder: true\`. The view calls \`mode_matrix\` through the host when it starts, and again on \`ui/notifications/tool-result\` and on \`notifications/resources/list_changed\` (which the server sends when a mode file changes and the host passes on); \`try_mode_path\` decides a path as \`validate_tool_use\` decides \`write_to_file\` on it, without a task. \`roo-modes-server modes --html FILE\` writes the same page with the modes inside, for any browser; that page has no box to try a path.`, '');
+  return out.join('\n');
+}
+
 /** The two eras, from the tables in src/mcp/eras.ts. */
 function erasSection(eras, legacyVersions, ERROR_CODES) {
   const { ERA_METHODS, CACHE_HINTS, MODERN_VERSIONS, META, ROO_EVENTS_EXTENSION, MAX_STREAMS } = eras;
@@ -314,8 +329,8 @@ export async function generateApiDoc() {
   const { ERROR_CODES, PROTOCOL_VERSIONS, MODE_SOURCES } = built;
   const order = Object.keys(TOOL_ERRORS);
   const byName = new Map(specs.map((s) => [s.name, s]));
-  const familyOf = (name) => FAMILIES.find((f) => name.startsWith(f.prefix));
-  const groups = ['', 'orchestrator_mode_', 'roo_ipc_'].map((p) => FAMILIES.find((f) => f.prefix === p))
+  const familyOf = (name) => FAMILIES.find((f) => f.names?.includes(name)) ?? FAMILIES.find((f) => !f.names && name.startsWith(f.prefix));
+  const groups = [...['', 'orchestrator_mode_', 'roo_ipc_'].map((p) => FAMILIES.find((f) => f.prefix === p)), FAMILIES.find((f) => f.names)]
     .map((f) => ({ ...f, tools: order.filter((n) => familyOf(n) === f).map((n) => byName.get(n)) }));
 
   const doc = [];
@@ -328,7 +343,7 @@ export async function generateApiDoc() {
   for (const g of groups) {
     doc.push(`- ${g.title}: ${g.tools.map((t) => `[${t.name}](#${t.name})`).join(', ')}`);
   }
-  doc.push('- [Protocol eras](#protocol-eras), [Mode files](#mode-files), [Resources](#resources), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
+  doc.push('- [Protocol eras](#protocol-eras), [Mode files](#mode-files), [Resources](#resources), [Modes view (MCP Apps)](#modes-view-mcp-apps), [Prompts](#prompts), [Completions](#completions), [Notifications](#notifications), [Error codes](#error-codes)', '');
   doc.push(erasSection(built.eras, PROTOCOL_VERSIONS, ERROR_CODES));
 
   doc.push('## Mode files', '');
@@ -360,6 +375,8 @@ export async function generateApiDoc() {
     [code(ERROR_CODES.MODE_NOT_FOUND), 'the slug names no mode'],
   ]));
   doc.push('');
+
+  doc.push(appsSection(built.apps));
 
   doc.push('## Prompts', '');
   doc.push('One prompt per mode, named by its slug. `prompts/get` returns the mode\'s system prompt as a user message, followed by the `task` argument as a second user message when given. An unknown name is answered with ' + code(ERROR_CODES.INVALID_PARAMS) + ' listing the available names.', '');

@@ -5,7 +5,7 @@ import { isAbsolute, relative, sep } from 'node:path';
 import { ipcEnabled, type ServerConfig } from './config.js';
 import type { Logger } from './log.js';
 import type { ModeRegistry } from './modes/registry.js';
-import type { CompiledMode } from './modes/permissions.js';
+import type { CompiledMode, PermissionContext } from './modes/permissions.js';
 import type { TaskSessionStore } from './tasks/session-store.js';
 import type { SharedStore } from './redis/shared-store.js';
 import type { SharedLeases } from './authoring/mode-file-lease.js';
@@ -13,6 +13,7 @@ import { ToolRegistry, type ToolListing } from './mcp/tools.js';
 import { modeTools } from './mcp/mode-tools.js';
 import { EXCHANGE_TOOLS } from './mcp/exchange-tools.js';
 import { AUTHORING_TOOLS } from './mcp/authoring-tools.js';
+import { VIEW_TOOLS } from './mcp/view-tools.js';
 import type { PlannedWrite } from './authoring/authoring.js';
 import { FileRestrictionError, ToolRestrictionError } from './rpc/errors.js';
 import { modeNotFound } from './modes/problems.js';
@@ -71,13 +72,18 @@ export class Services {
       catalogue: () => this.modes.current, scopeConfig: () => this.scopeConfig(), reload: () => this.modes.reload(),
       sessionGate: (id: string, plan: PlannedWrite) => this.#sessionGate(id, plan),
     };
+    const permissionContext = (): PermissionContext => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root });
     const families: ToolFamily[] = [modeTools({
       catalogue: () => this.modes.current,
       sessions: this.sessions,
-      permissionContext: () => ({ projectRoot: this.projectRoot, confineToProjectRoot: this.config.paths.confine_to_project_root }),
+      permissionContext,
       systemPrompt: (m) => this.systemPrompt(m),
       now: () => Date.now(),
-    }), this.#lazyModesetTools(specs), bindTools(EXCHANGE_TOOLS, fileDeps), bindTools(AUTHORING_TOOLS, fileDeps)];
+    }), this.#lazyModesetTools(specs), bindTools(EXCHANGE_TOOLS, fileDeps), bindTools(AUTHORING_TOOLS, fileDeps), bindTools(VIEW_TOOLS, {
+      catalogue: () => this.modes.current,
+      permissionContext,
+      place: () => ({ projectRoot: this.projectRoot, homeDir: homedir() }),
+    })];
     const ipc = this.config.ipc;
     if (ipcEnabled(this.config)) {
       const { RooBridge } = await import('./ipc/bridge.js');

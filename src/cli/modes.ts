@@ -3,7 +3,8 @@
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
 import { TOOL_GROUP_NAMES, type GroupEntry, type Mode } from '../modes/types.js';
-import { loadCatalogue } from '../modes/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
+import type { MatrixPlace } from '../app/matrix.js';
 import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { expandHome } from './flags.js';
@@ -15,6 +16,8 @@ export interface ModeArgs {
   json: boolean;
   /** `--matrix`: the modes × tool groups grid. */
   matrix: boolean;
+  /** `--html FILE`: the modes view written as a page that needs no host (absolute path). */
+  html: string | null;
   projectRoot: string;
   configDir: string;
   globalModesFile: string | null;
@@ -31,6 +34,7 @@ export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, a
   let help = false;
   let json = false;
   let matrix = false;
+  let html: string | null = null;
   for (let i = 0; i < argv.length; i++) {
     const arg = argv[i]!;
     const eq = arg.indexOf('=');
@@ -38,6 +42,11 @@ export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, a
     if (arg === '--help' || arg === '-h') help = true;
     else if (arg === '--json' && allowJson) json = true;
     else if (arg === '--matrix' && allowJson) matrix = true;
+    else if (flag === '--html' && allowJson) {
+      const value = flag === arg ? argv[++i] : arg.slice(eq + 1);
+      if (value === undefined || value === '') return '--html needs a file';
+      html = resolve(expandHome(value, env));
+    }
     else if ((VALUE_FLAGS as readonly string[]).includes(flag)) {
       const value = flag === arg ? argv[++i] : arg.slice(eq + 1);
       if (value === undefined || value === '') return `${flag} needs a value`;
@@ -49,7 +58,7 @@ export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, a
     resolve(expandHome(values.get(flag) ?? (env[envName] || fallback), env));
   const globalFile = values.get('--global-modes-file');
   return {
-    help, json, matrix, rest,
+    help, json, matrix, html, rest,
     projectRoot: pick('--project-root', 'ROO_PROJECT_ROOT', process.cwd()),
     configDir: pick('--config-dir', 'ROO_CONFIG_DIR', '~/.roo-code'),
     globalModesFile: globalFile === undefined ? null : resolve(expandHome(globalFile, env)),
@@ -62,7 +71,7 @@ export { formatIssue };
 const groupLabel = (g: GroupEntry): string =>
   typeof g === 'string' ? g : g[1].fileRegex !== undefined ? `${g[0]}(${g[1].fileRegex})` : g[0];
 
-const USAGE = `Usage: roo-modes-server modes [--json | --matrix] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
+const USAGE = `Usage: roo-modes-server modes [--json | --matrix | --html FILE] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
 
 Lists the modes in force and the file each came from: project (.roomodes or the active mode
 set, then .kilocodemodes), global (modes.yaml or custom_modes.yaml in the config dir, else Roo
@@ -71,6 +80,8 @@ found in those files.
 
   --json                 print {"modes": [...], "errors": [...], "warnings": [...], "global_modes_file": ...} instead of a table
   --matrix               print the modes × tool groups grid, with each file pattern
+  --html FILE            write the modes view (the MCP Apps page list_modes shows in hosts that
+                         render it) to FILE, with the modes inside: a page any browser opens
   --project-root DIR     the project (default: $ROO_PROJECT_ROOT or the current directory)
   --config-dir DIR       the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)
   --global-modes-file F  use this global modes file instead of the config dir's
@@ -105,14 +116,15 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
     io.err(`modes: unexpected argument ${JSON.stringify(args.rest[0])} (see roo-modes-server modes --help)\n`);
     return 2;
   }
-  if (args.json && args.matrix) {
-    io.err('modes: --json and --matrix exclude each other (see roo-modes-server modes --help)\n');
+  if ([args.json, args.matrix, args.html !== null].filter(Boolean).length > 1) {
+    io.err('modes: --json, --matrix and --html exclude each other (see roo-modes-server modes --help)\n');
     return 2;
   }
   const cat = await loadCatalogue({
     projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile, homeDir: io.env.HOME || homedir(), env: io.env,
   });
   const globalLine = `Global modes file: ${cat.globalFile ?? 'none found'}\n`;
+  if (args.html !== null) return writeHtml(args.html, cat, { projectRoot: args.projectRoot, homeDir: io.env.HOME || homedir() }, io);
   if (args.json) {
     const modes = cat.modes.map((m) => ({
       slug: m.slug, name: m.name, source: m.source, ...(m.file !== undefined ? { file: m.file } : {}),
@@ -139,5 +151,22 @@ export async function runModes(argv: string[], io: CliIo): Promise<number> {
   if (cat.issues.length > 0) {
     io.err(`\n${cat.issues.length} problem${cat.issues.length === 1 ? '' : 's'} in the mode files:\n${cat.issues.map(formatIssue).join('\n')}\n`);
   }
+  return 0;
+}
+
+/** `--html FILE`: the built view page with the catalogue inside; the problems go to stderr as well. */
+async function writeHtml(file: string, cat: Catalogue, place: MatrixPlace, io: CliIo): Promise<number> {
+  const [{ buildViewData }, { readViewPage, staticPage }, { writeFileAtomic }] = await Promise.all([
+    import('../app/matrix.js'), import('../app/page.js'), import('../files/atomic-write.js'),
+  ]);
+  const data = buildViewData(cat, place);
+  try {
+    await writeFileAtomic(file, staticPage(await readViewPage(), data));
+  } catch (err) {
+    io.err(`modes: could not write ${file}: ${(err as Error).message}\n`);
+    return 1;
+  }
+  io.out(`Wrote the modes view of ${data.modes.length} mode${data.modes.length === 1 ? '' : 's'} to ${file}\n`);
+  if (cat.issues.length > 0) io.err(`${cat.issues.length} problem${cat.issues.length === 1 ? '' : 's'} in the mode files (shown in the page):\n${cat.issues.map(formatIssue).join('\n')}\n`);
   return 0;
 }

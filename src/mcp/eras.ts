@@ -60,6 +60,8 @@ export const servedIn = (era: Era, method: string): boolean => ERA_METHODS[metho
  * at once, so the TTL only bounds how stale a client that does not listen may be (5 s). They hold
  * the user's and the project's modes, so they are "private". The tool list, the templates and
  * discovery are fixed for the life of the process and the same for every user: "public", 1 hour.
+ * (An MCP Apps client is also listed the modes view's tools: its capabilities, in the request's
+ * _meta, are among the parameters that make the cache key.)
  */
 const FIXED = { ttlMs: 3_600_000, cacheScope: 'public' } as const;
 const CATALOGUE = { ttlMs: 5_000, cacheScope: 'private' } as const;

@@ -17,11 +17,20 @@ export function groupLines(groups: readonly GroupSummary[]): string[] {
   });
 }
 
+/** One entry of `tool_groups` (get_mode_info's outputSchema says what each field means). */
+export interface ToolGroupEntry {
+  enabled: boolean;
+  file_regex?: string;
+  description?: string;
+  tools?: string[];
+  allowed_mcp_servers?: string[];
+}
+
 /** The `tool_groups` object: the tool groups with enabled, and the file regex where restricted. */
-export function toolGroupsObject(groups: readonly GroupSummary[]): Record<string, Record<string, unknown>> {
-  const out: Record<string, Record<string, unknown>> = {};
+export function toolGroupsObject(groups: readonly GroupSummary[]): Record<string, ToolGroupEntry> {
+  const out: Record<string, ToolGroupEntry> = {};
   for (const g of groups) {
-    const entry: Record<string, unknown> = { enabled: g.enabled };
+    const entry: ToolGroupEntry = { enabled: g.enabled };
     if (g.fileRegex !== undefined) entry.file_regex = g.fileRegex;
     if (g.description !== undefined) entry.description = g.description;
     if (g.mcpTools !== undefined) entry.tools = g.mcpTools;

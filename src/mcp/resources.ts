@@ -11,8 +11,7 @@ import { toolGroupsObject } from './reports.js';
 import { atLeast } from './lifecycle.js';
 import { resourceError } from './eras.js';
 import { KINDS, URI } from './mode-uris.js';
-
-
+import { VIEW_URI, viewContents, viewResource } from './apps.js';
 
 export interface ResourceDeps {
   catalogue(): Catalogue;
@@ -25,28 +24,32 @@ export interface ResourceDeps {
 
 export class ModeResources {
   readonly #d: ResourceDeps;
-  #listed: { cat: Catalogue; version: string; items: unknown[] } | null = null;
+  #listed: { cat: Catalogue; version: string; apps: boolean; items: unknown[] } | null = null;
+  /** The built view page, read on its first read (it never changes while the server runs). */
+  #page: Promise<string> | null = null;
 
   constructor(d: ResourceDeps) { this.#d = d; }
 
-  list(params: Params): unknown {
-    const page = paginate(this.#all(), params.cursor, this.#d.pageSize);
+  /** `apps`: the client offers MCP Apps, so the modes view is listed too (last, after the modes). */
+  list(params: Params, apps = false): unknown {
+    const page = paginate(this.#all(apps), params.cursor, this.#d.pageSize);
     return page.nextCursor === undefined ? { resources: page.items } : { resources: page.items, nextCursor: page.nextCursor };
   }
 
   /** Every resource of the catalogue in force, built once per catalogue and revision (pages slice it). */
-  #all(): unknown[] {
+  #all(apps: boolean): unknown[] {
     const cat = this.#d.catalogue();
     const version = this.#d.protocolVersion();
-    if (this.#listed?.cat === cat && this.#listed.version === version) return this.#listed.items;
-    const items = cat.modes.flatMap((m) => KINDS.map((k) => ({
+    if (this.#listed?.cat === cat && this.#listed.version === version && this.#listed.apps === apps) return this.#listed.items;
+    const items: unknown[] = cat.modes.flatMap((m) => KINDS.map((k) => ({
       uri: `mode://${m.slug}${k.suffix}`,
       name: `${m.slug}${k.nameSuffix}`,
       ...(atLeast(version, '2025-06-18') ? { title: `${m.name}${k.label}` } : {}),
       description: k.suffix === '' ? (m.description ?? m.whenToUse ?? k.about) : `${k.about} of ${m.slug}`,
       mimeType: k.mimeType,
     })));
-    this.#listed = { cat, version, items };
+    if (apps) items.push(viewResource(atLeast(version, '2025-06-18')));
+    this.#listed = { cat, version, apps, items };
     return items;
   }
 
@@ -60,7 +63,12 @@ export class ModeResources {
     return page.nextCursor === undefined ? { resourceTemplates: page.items } : { resourceTemplates: page.items, nextCursor: page.nextCursor };
   }
 
-  async read(params: Params): Promise<unknown> {
+  /** `apps`: the client offers MCP Apps, so the view can be read; to others its URI is as unknown as any. */
+  async read(params: Params, apps = false): Promise<unknown> {
+    if (apps && params.uri === VIEW_URI) {
+      this.#page ??= import('../app/page.js').then(({ readViewPage }) => readViewPage());
+      return viewContents(await this.#page);
+    }
     const { mode, kind, uri } = this.#resolve(params.uri);
     let text: string;
     if (kind.suffix === '') text = JSON.stringify(fullMode(mode), null, 2);

@@ -10,6 +10,7 @@ import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
 import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, resultDecoration, servedIn } from './eras.js';
 import { Subscriptions } from './subscriptions.js';
 import { affectedUris, isModeUri } from './mode-uris.js';
+import { offersApps, UI_CAPABILITY } from './apps.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
 import type { ToolListing, ToolRegistry } from './tools.js';
@@ -189,11 +190,11 @@ export class McpServer {
       ['subscriptions/listen', async (p, ctx) => { await this.#o.modes().catch(() => undefined); return this.#subscriptions.listen(p, ctx); }],
       ['ping', () => ({})],
       ['logging/setLevel', (params) => this.#setLevel(params)],
-      ['tools/list', async (p) => (await this.#o.listing()).list(p, this.protocolVersion)],
-      ['tools/call', withServices((s, p, ctx) => s.tools.call(p, ctx))],
-      ['resources/list', async (p) => (await resources()).list(p)],
+      ['tools/list', async (p, ctx) => (await this.#o.listing()).list(p, this.protocolVersion, this.offersApps(ctx))],
+      ['tools/call', withServices((s, p, ctx) => s.tools.call(p, ctx, this.offersApps(ctx)))],
+      ['resources/list', async (p, ctx) => (await resources()).list(p, this.offersApps(ctx))],
       ['resources/templates/list', async (p) => (await resources()).templates(p)],
-      ['resources/read', async (p) => (await resources()).read(p)],
+      ['resources/read', async (p, ctx) => (await resources()).read(p, this.offersApps(ctx))],
       ['resources/subscribe', async (p) => this.#subscribe((await resources()).subscription(p))],
       ['resources/unsubscribe', (p) => this.#unsubscribe(p)],
       ['prompts/list', withServices(async (s, p) => (await prompts()).listPrompts(promptDeps(s), p))],
@@ -238,8 +239,20 @@ export class McpServer {
     };
   }
 
-  /** The capabilities of both eras; the stateless era has no subscribe (listen replaces it) and no completions gate. */
-  #capabilities(version: string): Record<string, unknown> {
+  /**
+   * The client offers MCP Apps (the view): said once by initialize in the legacy era, by each
+   * request's own capabilities in 2026-07-28.
+   */
+  offersApps(ctx: RequestContext): boolean {
+    return offersApps(ctx.stateless ? ctx.stateless.clientCapabilities : this.#conn.lifecycle.clientCapabilities);
+  }
+
+  /**
+   * The capabilities of both eras; the stateless era has no subscribe (listen replaces it) and no
+   * completions gate. `apps`: declare MCP Apps (legacy: only to a client that offered it, so others
+   * get the answer they always had; server/discover describes the server to anyone, so always).
+   */
+  #capabilities(version: string, apps: boolean): Record<string, unknown> {
     const stateless = version >= MODERN_VERSIONS[0];
     const capabilities: Record<string, unknown> = {
       tools: {},
@@ -248,7 +261,8 @@ export class McpServer {
       logging: {},
     };
     if (atLeast(version, '2025-03-26')) capabilities.completions = {};
-    if (stateless && this.#o.rooEvents) capabilities.extensions = { [ROO_EVENTS_EXTENSION]: {} };
+    const extensions = { ...(stateless && this.#o.rooEvents ? { [ROO_EVENTS_EXTENSION]: {} } : {}), ...(apps ? UI_CAPABILITY : {}) };
+    if (Object.keys(extensions).length > 0) capabilities.extensions = extensions;
     return capabilities;
   }
 
@@ -264,7 +278,7 @@ export class McpServer {
   }
 
   #discover(): unknown {
-    return { supportedVersions: [...MODERN_VERSIONS], capabilities: this.#capabilities(MODERN_VERSIONS[0]), instructions: INSTRUCTIONS, ...CACHE_HINTS['server/discover'] };
+    return { supportedVersions: [...MODERN_VERSIONS], capabilities: this.#capabilities(MODERN_VERSIONS[0], true), instructions: INSTRUCTIONS, ...CACHE_HINTS['server/discover'] };
   }
 
   #initialize(params: Params): unknown {
@@ -283,7 +297,7 @@ export class McpServer {
     this.#o.log.debug(`initialized with ${lc.clientInfo.name ?? 'an unnamed client'} on protocol ${lc.protocolVersion}`);
     return {
       protocolVersion: lc.protocolVersion,
-      capabilities: this.#capabilities(lc.protocolVersion),
+      capabilities: this.#capabilities(lc.protocolVersion, offersApps(lc.clientCapabilities)),
       serverInfo: { name: SERVER_NAME, version: this.#o.version },
       instructions: INSTRUCTIONS,
     };

@@ -7,6 +7,7 @@ import { PreSerialized, type RequestContext } from '../rpc/dispatch.js';
 import type { SchemaIssue } from '../schema/validate.js';
 import { atLeast } from './lifecycle.js';
 import { MODERN_VERSIONS } from './eras.js';
+import { appOnly, toolMeta } from './apps.js';
 import { paginate } from './pagination.js';
 import type { ToolCallContext, ToolFamily, ToolHandler, ToolResult } from './tool-types.js';
 
@@ -63,15 +64,21 @@ export class ToolListing {
 
   constructor(readonly specs: ReadonlyMap<string, ToolSpec>, private readonly o: ListingOptions) {}
 
-  /** Entries shaped for the negotiated revision (the caller's connection's, when given), serialised once per revision. */
-  list(params: Params, version = this.o.protocolVersion()): PreSerialized {
-    let items = this.#cache.get(version);
+  /**
+   * Entries shaped for the negotiated revision (the caller's connection's, when given), serialised
+   * once per revision. `apps`: the client offers MCP Apps, so the view's tools are listed and carry
+   * its `_meta`; without it the list is exactly the one a server without the view would give.
+   */
+  list(params: Params, version = this.o.protocolVersion(), apps = false): PreSerialized {
+    const variant = apps ? `${version} ui` : version;
+    let items = this.#cache.get(variant);
     if (!items) {
-      items = [...this.specs.values()].map((spec) => JSON.stringify(toolForVersion(spec, version, this.o.toolErrors)));
-      this.#cache.set(version, items);
+      items = [...this.specs.values()].filter((spec) => apps || !appOnly(spec.name))
+        .map((spec) => JSON.stringify(toolForVersion(spec, version, this.o.toolErrors, apps)));
+      this.#cache.set(variant, items);
     }
     const page = paginate(items, params.cursor, this.o.pageSize);
-    const key = `${version} ${String(params.cursor ?? '')}`;
+    const key = `${variant} ${String(params.cursor ?? '')}`;
     const cached = this.#pages.get(key);
     if (cached) return cached;
     const next = page.nextCursor === undefined ? '' : `,"nextCursor":${JSON.stringify(page.nextCursor)}`;
@@ -144,21 +151,24 @@ export class ToolRegistry {
     }
   }
 
-  names(): string[] { return [...this.#entries.keys()]; }
+  /** The tools a client may call; the view's own only for a client that offers MCP Apps. */
+  names(apps = false): string[] { return [...this.#entries.keys()].filter((name) => apps || !appOnly(name)); }
 
   /**
    * tools/call: unknown tool → -32602; bad arguments → -32004 with the JSON path. Synchronous
-   * handlers are answered synchronously (no promise hop on the hot path).
+   * handlers are answered synchronously (no promise hop on the hot path). `apps`: the client offers
+   * MCP Apps; to any other, the view's own tools do not exist.
    */
-  call(params: Params, ctx: RequestContext): unknown {
+  call(params: Params, ctx: RequestContext, apps = false): unknown {
     const name = params.name;
     if (typeof name !== 'string') throw new InvalidParamsError('tools/call needs a "name" string', { message: 'params.name: expected string' });
-    const entry = this.#entries.get(name);
+    const entry = apps || !appOnly(name) ? this.#entries.get(name) : undefined;
     if (!entry) {
       // The message itself lists the tools: several clients (the Inspector among them) never show data.
-      throw new InvalidParamsError(`Unknown tool ${quoteName(name)}. Available tools: ${shortList(this.names())}`, {
-        message: `No tool of this name; available: ${this.names().join(', ')}`,
-        available_tools: this.names(),
+      const names = this.names(apps);
+      throw new InvalidParamsError(`Unknown tool ${quoteName(name)}. Available tools: ${shortList(names)}`, {
+        message: `No tool of this name; available: ${names.join(', ')}`,
+        available_tools: names,
       });
     }
     let args = params.arguments ?? {};
@@ -276,8 +286,11 @@ const ERROR_RESULT_SCHEMA = {
   required: ['code', 'message'],
 };
 
-/** Gate revision-specific fields: annotations from 2025-03-26; title and outputSchema from 2025-06-18. */
-function toolForVersion(spec: ToolSpec, version: string, toolErrors: 'jsonrpc' | 'result'): Record<string, unknown> {
+/**
+ * Gate revision-specific fields: annotations from 2025-03-26; title and outputSchema from 2025-06-18.
+ * The view's `_meta` goes to MCP Apps clients on every revision, as the extension does not gate it.
+ */
+function toolForVersion(spec: ToolSpec, version: string, toolErrors: 'jsonrpc' | 'result', apps: boolean): Record<string, unknown> {
   const tool: Record<string, unknown> = { name: spec.name };
   if (spec.title && atLeast(version, '2025-06-18')) tool.title = spec.title;
   tool.description = spec.description;
@@ -290,5 +303,7 @@ function toolForVersion(spec: ToolSpec, version: string, toolErrors: 'jsonrpc' |
       : spec.outputSchema;
   }
   if (spec.annotations && atLeast(version, '2025-03-26')) tool.annotations = spec.annotations;
+  const meta = apps ? toolMeta(spec.name) : undefined;
+  if (meta) tool._meta = meta;
   return tool;
 }

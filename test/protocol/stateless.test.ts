@@ -252,7 +252,8 @@ test('a cancelled tool call is never answered; Roo events reach only listen stre
   assert.equal(refused.code, -32021);
   assert.deepEqual(refused.data.requiredCapabilities, { extensions: { [ROO_EVENTS]: {} } });
   const discovered = (await call(s, 2, 'server/discover')).result;
-  assert.deepEqual(discovered.capabilities.extensions, { [ROO_EVENTS]: {} });
+  // Beside ours, MCP Apps (the modes view), which discovery lists to every client.
+  assert.deepEqual(discovered.capabilities.extensions, { [ROO_EVENTS]: {}, 'io.modelcontextprotocol/ui': { mimeTypes: ['text/html;profile=mcp-app'] } });
   s.request('R', 'subscriptions/listen', { notifications: { [ROO_EVENTS]: true }, _meta: meta({ 'io.modelcontextprotocol/clientCapabilities': { extensions: { [ROO_EVENTS]: {} } } }) });
   const ack = await s.waitFor((m) => m.method === 'notifications/subscriptions/acknowledged', 5000, 'ack');
   assert.deepEqual(P(ack).notifications, { [ROO_EVENTS]: true });

@@ -10,19 +10,21 @@ import { EXCHANGE_TOOLS } from '../../src/mcp/exchange-tools.js';
 import { AUTHORING_TOOLS } from '../../src/mcp/authoring-tools.js';
 import { MODESET_TOOLS } from '../../src/modesets/tools.js';
 import { IPC_TOOLS } from '../../src/ipc/tools.js';
+import { VIEW_TOOLS } from '../../src/mcp/view-tools.js';
 
 const specs = await readToolSpecs();
 
 /** The tools exactly as served on the newest revision, in both error styles. */
 function served(toolErrors: 'jsonrpc' | 'result'): ToolSpec[] {
   const listing = new ToolListing(specs, { pageSize: 1000, toolErrors, protocolVersion: () => '2025-11-25' });
-  return (JSON.parse(listing.list({}).json) as { tools: ToolSpec[] }).tools;
+  // As a client with MCP Apps sees them: the modes view's own tools too.
+  return (JSON.parse(listing.list({}, '2025-11-25', true).json) as { tools: ToolSpec[] }).tools;
 }
 
 for (const toolErrors of ['jsonrpc', 'result'] as const) {
   test(`every served tool schema is portable (server.tool_errors "${toolErrors}")`, () => {
     const tools = served(toolErrors);
-    assert.equal(tools.length, specs.size, 'every tool, roo_ipc_* included, is checked');
+    assert.equal(tools.length, specs.size, 'every tool, roo_ipc_* and the view\'s included, is checked');
     const problems: string[] = [];
     for (const tool of tools) {
       if (tool.inputSchema.type !== 'object') problems.push(`${tool.name}.inputSchema: the top level must be an object`);
@@ -70,7 +72,7 @@ test('a value with two shapes (anyOf) still validates both and refuses others', 
 });
 
 test('every tool schema has exactly one handler, in exactly one family table, and every handler a schema', () => {
-  const tables = { MODE_TOOLS, EXCHANGE_TOOLS, AUTHORING_TOOLS, MODESET_TOOLS, IPC_TOOLS };
+  const tables = { MODE_TOOLS, EXCHANGE_TOOLS, AUTHORING_TOOLS, MODESET_TOOLS, IPC_TOOLS, VIEW_TOOLS };
   const owners = new Map<string, string[]>();
   for (const [table, tools] of Object.entries(tables)) {
     for (const name of Object.keys(tools)) owners.set(name, [...(owners.get(name) ?? []), table]);
