@@ -1,0 +1,212 @@
+// Runs one real agent CLI headless in a temp project with a temp HOME against the scripted mock
+// model, and reports its exit, output, the model's request log and which target files landed.
+// It never installs anything and never lets the agent reach the network beyond the mock.
+//
+// Adding a case (a new export kind, or a new agent):
+// 1. `const p = newProject(t)`; write what the case exports with `await exportModes(p, [...])`
+//    (the built CLI, run in the project), or files of your own under `p.root`.
+// 2. `const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [OUTSIDE, INSIDE] })`.
+//    `launcher: true` puts `roo-modes-server` (this build) on PATH; `hide: ['node']` keeps other
+//    commands off it; `trust: false` leaves Claude Code's folder untrusted (Gemini's agents
+//    unacknowledged); `env` adds variables; `asAgent` runs `--agent NAME` instead of a subagent.
+// 3. Assert with `expectRefused(r, OUTSIDE, /reason/)`, `expectLanded(r, INSIDE)`: both also check
+//    that the agent really tried that write, so a run where nothing happened fails.
+// A new agent CLI needs a pin in agents.ts and a Host in hosts.ts (its settings, env, argv, tools).
+import { spawn } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, isAbsolute, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import assert from 'node:assert/strict';
+import { agentCommand, HOW_TO_RUN, type AgentId } from './agents.js';
+import { HOSTS } from './hosts.js';
+import { MockModel, type Recorded } from './mock-model.js';
+import { runCli, type CliRun } from '../protocol/cli-run.js';
+
+/** The package's bin, as an installed roo-modes-server would run it. */
+const BIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
+/** In the mode's instructions only, so the mock knows the agent's own conversation by it. */
+export const MARKER = 'rms-agent-tier-5c1e';
+/** The exported agent's name (the slug, lower-cased). */
+export const AGENT = 'notes-writer';
+/** A mode that may read, and edit Markdown files only. */
+export const ROOMODES = `customModes:
+  - slug: ${AGENT}
+    name: Notes Writer
+    description: Writes the project's Markdown notes
+    roleDefinition: You write the project's Markdown notes. ${MARKER}
+    groups:
+      - read
+      - - edit
+        - fileRegex: \\.md$
+          description: Markdown files only
+`;
+/** The fixture's pattern, as the deny messages quote it. */
+export const PATTERN = /\\\.md\$/;
+
+/** One write the agent is told to make: `file` relative to the project; `as` the path it passes (default absolute). */
+export interface FileWrite { file: string; content: string; as?: string }
+export const OUTSIDE: FileWrite = { file: 'src/app.ts', content: 'export const written = "outside the pattern";\n' };
+export const INSIDE: FileWrite = { file: 'notes.md', content: '# Notes\n\nWritten inside the pattern.\n' };
+
+export interface Project { root: string; home: string }
+
+const KEEP = process.env.ROO_MODES_AGENTS_KEEP === '1';
+const scratch = (t: { after(fn: () => void): void }, prefix: string): string => {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  if (!KEEP) t.after(() => rmSync(dir, { recursive: true, force: true }));
+  return dir;
+};
+
+/** A git repository holding the fixture `.roomodes`, and a HOME of its own. */
+export function newProject(t: { after(fn: () => void): void }, roomodes = ROOMODES): Project {
+  const root = scratch(t, 'rms-agents-');
+  const home = scratch(t, 'rms-agents-home-');
+  writeFileSync(join(root, '.roomodes'), roomodes);
+  mkdirSync(join(root, '.git'));
+  // A minimal repository by hand (no git needed): OpenCode and Kilo take it as the worktree.
+  writeFileSync(join(root, '.git', 'HEAD'), 'ref: refs/heads/main\n');
+  for (const d of ['objects', 'refs']) mkdirSync(join(root, '.git', d));
+  return { root, home };
+}
+
+/** `roo-modes-server export ARGS` with the built CLI, in the project. */
+export async function exportModes(p: Project, args: string[]): Promise<CliRun> {
+  const r = await runCli(['export', ...args], { cwd: p.root, home: p.home });
+  assert.equal(r.code, 0, `export ${args.join(' ')} exited with ${r.code}:\n${r.stdout}${r.stderr}`);
+  return r;
+}
+
+export interface RunOptions {
+  writes: FileWrite[];
+  subagent?: string;
+  asAgent?: string;
+  launcher?: boolean;
+  hide?: string[];
+  trust?: boolean;
+  env?: Record<string, string>;
+  timeoutMs?: number;
+}
+
+export interface RunResult {
+  agent: AgentId;
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  timedOut: boolean;
+  stdout: string;
+  stderr: string;
+  log: string;
+  requests: Recorded[];
+  /** Every tool result the agent sent the model. */
+  results: string[];
+  /** The `file` of each write the model asked the agent to make. */
+  attempted: string[];
+  /** The file's content now, or undefined when it does not exist. */
+  content(file: string): string | undefined;
+  /** A digest for assertion messages. */
+  report(): string;
+}
+
+const SYSTEM_DIRS = ['/usr/local/bin', '/usr/bin', '/bin'];
+const MAX_OUTPUT = 1 << 20;
+
+/** PATH for the agent: `first`, then the system folders (and this Node's), each without the `hide` names. */
+function searchPath(work: string, hide: readonly string[], first: readonly string[]): string {
+  const dirs: string[] = [...first];
+  const seen = new Set<string>();
+  for (const d of [...SYSTEM_DIRS, dirname(process.execPath)]) {
+    if (!existsSync(d) || seen.has(realpathSync(d))) continue;
+    seen.add(realpathSync(d));
+    const names = readdirSync(d);
+    if (!names.some((n) => hide.includes(n))) { dirs.push(d); continue; }
+    // A copy of the folder as symbolic links, less the hidden commands.
+    const mirror = mkdtempSync(join(work, 'path-'));
+    for (const n of names) if (!hide.includes(n)) symlinkSync(join(d, n), join(mirror, n));
+    dirs.push(mirror);
+  }
+  return dirs.join(':');
+}
+
+/** A folder holding `roo-modes-server`, running this build as the installed package would. */
+function launcherDir(work: string): string {
+  const dir = join(work, 'launcher');
+  mkdirSync(dir);
+  writeFileSync(join(dir, 'roo-modes-server'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
+  chmodSync(join(dir, 'roo-modes-server'), 0o755);
+  return dir;
+}
+
+/** Runs `agent` headless in the project until it exits (or the timeout kills its process group). */
+export async function runAgent(agent: AgentId, p: Project, o: RunOptions): Promise<RunResult> {
+  const argv0 = agentCommand(agent);
+  if (!argv0) throw new Error(`${agent} is not installed: run ${HOW_TO_RUN}`);
+  const host = HOSTS[agent];
+  const work = mkdtempSync(join(p.home, '.rig-'));
+  const pathOf = (w: FileWrite) => w.as ?? join(p.root, w.file);
+  const mock = new MockModel({
+    marker: MARKER,
+    writes: o.writes.map((w) => ({ path: pathOf(w), content: w.content })),
+    dialect: host.dialect(o.subagent),
+  });
+  const mockUrl = await mock.start();
+  const hr = { root: p.root, home: p.home, mockUrl, prompt: 'Write the project notes.', asAgent: o.asAgent, trust: o.trust ?? true, logFile: join(work, 'agent.log') };
+  host.prepare(hr);
+  const hide = ['roo-modes-server', ...(o.hide ?? [])];
+  const env: Record<string, string> = {
+    PATH: searchPath(work, hide, o.launcher ? [launcherDir(work)] : []),
+    HOME: p.home, TMPDIR: work, LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1',
+    XDG_CONFIG_HOME: join(p.home, '.config'), XDG_DATA_HOME: join(p.home, '.local', 'share'),
+    XDG_CACHE_HOME: join(p.home, '.cache'), XDG_STATE_HOME: join(p.home, '.local', 'state'),
+    ...host.env(hr), ...o.env,
+  };
+  const timeoutMs = o.timeoutMs ?? 300_000;
+  try {
+    const child = spawn(argv0[0]!, [...argv0.slice(1), ...host.args(hr)], { cwd: p.root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+    let stdout = '';
+    let stderr = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout = (stdout + c).slice(-MAX_OUTPUT); });
+    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr = (stderr + c).slice(-MAX_OUTPUT); });
+    // The agent's whole process group: hooks, plugins' children and launchers' binaries too.
+    const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
+    let timedOut = false;
+    const timer = setTimeout(() => { timedOut = true; killGroup(); }, timeoutMs);
+    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done, fail) => {
+      child.on('error', fail);
+      child.on('close', (c, s) => done([c, s]));
+    });
+    clearTimeout(timer);
+    killGroup();
+    const log = host.log(hr, stderr);
+    const tried = new Set(mock.attempted().map((w) => w.path));
+    const attempted = o.writes.filter((w) => tried.has(pathOf(w))).map((w) => w.file);
+    const results = mock.results();
+    const content = (file: string): string | undefined => {
+      const abs = isAbsolute(file) ? file : join(p.root, file);
+      return existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
+    };
+    const report = () => [
+      `${agent} exited with ${code ?? signal}${timedOut ? ` (killed after ${timeoutMs} ms)` : ''}; the model was asked ${mock.requests.length} times`,
+      `writes attempted: ${JSON.stringify(attempted)}`,
+      `tool results: ${JSON.stringify(results.map((x) => x.slice(0, 400)))}`,
+      `stdout (tail): ${stdout.slice(-1500)}`,
+      `stderr (tail): ${stderr.slice(-1500)}`,
+      `log (hook lines): ${log.split('\n').filter((l) => /hook|plugin|trust|permission|denied|block/i.test(l)).slice(-30).join('\n')}`,
+    ].join('\n');
+    return { agent, code, signal, timedOut, stdout, stderr, log, requests: mock.requests, results, attempted, content, report };
+  } finally {
+    await mock.stop();
+  }
+}
+
+/** The agent tried this write, and its file is absent; a tool result says why, matching `why`. */
+export function expectRefused(r: RunResult, w: FileWrite, why: RegExp): void {
+  assert.ok(r.attempted.includes(w.file), `the agent never tried to write ${w.file}\n${r.report()}`);
+  assert.equal(r.content(w.file), undefined, `${w.file} was written\n${r.report()}`);
+  assert.ok(r.results.some((x) => why.test(x)), `no tool result matches ${why}\n${r.report()}`);
+}
+
+/** The agent tried this write, and its file holds exactly the content it was given. */
+export function expectLanded(r: RunResult, w: FileWrite): void {
+  assert.ok(r.attempted.includes(w.file), `the agent never tried to write ${w.file}\n${r.report()}`);
+  assert.equal(r.content(w.file), w.content, `${w.file} did not land as written\n${r.report()}`);
+}
