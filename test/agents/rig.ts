@@ -9,22 +9,21 @@
 //    `launcher: true` puts `roo-modes-server` (this build) on PATH; `hide: ['node']` keeps other
 //    commands off it; `trust: false` leaves Claude Code's folder untrusted (Gemini's agents
 //    unacknowledged); `env` adds variables; `asAgent` runs `--agent NAME` instead of a subagent.
+//    Set-up commands of the agent itself (`claude plugin marketplace add DIR`, `claude plugin
+//    install NAME@MARKET`) go through `runAgentCli(agent, p, args)`, with the session's HOME.
 // 3. Assert with `expectRefused(r, OUTSIDE, /reason/)`, `expectLanded(r, INSIDE)`: both also check
 //    that the agent really tried that write, so a run where nothing happened fails.
 // A new agent CLI needs a pin in agents.ts and a Host in hosts.ts (its settings, env, argv, tools).
-import { spawn } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, symlinkSync, writeFileSync, chmodSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { dirname, isAbsolute, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { isAbsolute, join } from 'node:path';
 import assert from 'node:assert/strict';
+import { agentEnv, runGroup, type EnvOptions, type Exit } from './agent-process.js';
 import { agentCommand, HOW_TO_RUN, type AgentId } from './agents.js';
 import { HOSTS } from './hosts.js';
 import { MockModel, type Recorded } from './mock-model.js';
 import { runCli, type CliRun } from '../protocol/cli-run.js';
 
-/** The package's bin, as an installed roo-modes-server would run it. */
-const BIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
 /** In the mode's instructions only, so the mock knows the agent's own conversation by it. */
 export const MARKER = 'rms-agent-tier-5c1e';
 /** The exported agent's name (the slug, lower-cased). */
@@ -77,24 +76,16 @@ export async function exportModes(p: Project, args: string[]): Promise<CliRun> {
   return r;
 }
 
-export interface RunOptions {
+export interface RunOptions extends EnvOptions {
   writes: FileWrite[];
   subagent?: string;
   asAgent?: string;
-  launcher?: boolean;
-  hide?: string[];
   trust?: boolean;
-  env?: Record<string, string>;
   timeoutMs?: number;
 }
 
-export interface RunResult {
+export interface RunResult extends Exit {
   agent: AgentId;
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  timedOut: boolean;
-  stdout: string;
-  stderr: string;
   log: string;
   requests: Recorded[];
   /** Every tool result the agent sent the model. */
@@ -107,41 +98,10 @@ export interface RunResult {
   report(): string;
 }
 
-const SYSTEM_DIRS = ['/usr/local/bin', '/usr/bin', '/bin'];
-const MAX_OUTPUT = 1 << 20;
-
-/** PATH for the agent: `first`, then the system folders (and this Node's), each without the `hide` names. */
-function searchPath(work: string, hide: readonly string[], first: readonly string[]): string {
-  const dirs: string[] = [...first];
-  const seen = new Set<string>();
-  for (const d of [...SYSTEM_DIRS, dirname(process.execPath)]) {
-    if (!existsSync(d) || seen.has(realpathSync(d))) continue;
-    seen.add(realpathSync(d));
-    const names = readdirSync(d);
-    if (!names.some((n) => hide.includes(n))) { dirs.push(d); continue; }
-    // A copy of the folder as symbolic links, less the hidden commands.
-    const mirror = mkdtempSync(join(work, 'path-'));
-    for (const n of names) if (!hide.includes(n)) symlinkSync(join(d, n), join(mirror, n));
-    dirs.push(mirror);
-  }
-  return dirs.join(':');
-}
-
-/** A folder holding `roo-modes-server`, running this build as the installed package would. */
-function launcherDir(work: string): string {
-  const dir = join(work, 'launcher');
-  mkdirSync(dir);
-  writeFileSync(join(dir, 'roo-modes-server'), `#!/bin/sh\nexec "${process.execPath}" "${BIN}" "$@"\n`);
-  chmodSync(join(dir, 'roo-modes-server'), 0o755);
-  return dir;
-}
-
 /** Runs `agent` headless in the project until it exits (or the timeout kills its process group). */
 export async function runAgent(agent: AgentId, p: Project, o: RunOptions): Promise<RunResult> {
-  const argv0 = agentCommand(agent);
-  if (!argv0) throw new Error(`${agent} is not installed: run ${HOW_TO_RUN}`);
+  const argv0 = commandOf(agent);
   const host = HOSTS[agent];
-  const work = mkdtempSync(join(p.home, '.rig-'));
   const pathOf = (w: FileWrite) => w.as ?? join(p.root, w.file);
   const mock = new MockModel({
     marker: MARKER,
@@ -149,34 +109,13 @@ export async function runAgent(agent: AgentId, p: Project, o: RunOptions): Promi
     dialect: host.dialect(o.subagent),
   });
   const mockUrl = await mock.start();
-  const hr = { root: p.root, home: p.home, mockUrl, prompt: 'Write the project notes.', asAgent: o.asAgent, trust: o.trust ?? true, logFile: join(work, 'agent.log') };
-  host.prepare(hr);
-  const hide = ['roo-modes-server', ...(o.hide ?? [])];
-  const env: Record<string, string> = {
-    PATH: searchPath(work, hide, o.launcher ? [launcherDir(work)] : []),
-    HOME: p.home, TMPDIR: work, LANG: 'C.UTF-8', TERM: 'dumb', NO_COLOR: '1',
-    XDG_CONFIG_HOME: join(p.home, '.config'), XDG_DATA_HOME: join(p.home, '.local', 'share'),
-    XDG_CACHE_HOME: join(p.home, '.cache'), XDG_STATE_HOME: join(p.home, '.local', 'state'),
-    ...host.env(hr), ...o.env,
-  };
-  const timeoutMs = o.timeoutMs ?? 300_000;
   try {
-    const child = spawn(argv0[0]!, [...argv0.slice(1), ...host.args(hr)], { cwd: p.root, env, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
-    let stdout = '';
-    let stderr = '';
-    child.stdout.setEncoding('utf8').on('data', (c: string) => { stdout = (stdout + c).slice(-MAX_OUTPUT); });
-    child.stderr.setEncoding('utf8').on('data', (c: string) => { stderr = (stderr + c).slice(-MAX_OUTPUT); });
-    // The agent's whole process group: hooks, plugins' children and launchers' binaries too.
-    const killGroup = () => { try { process.kill(-child.pid!, 'SIGKILL'); } catch { /* already gone */ } };
-    let timedOut = false;
-    const timer = setTimeout(() => { timedOut = true; killGroup(); }, timeoutMs);
-    const [code, signal] = await new Promise<[number | null, NodeJS.Signals | null]>((done, fail) => {
-      child.on('error', fail);
-      child.on('close', (c, s) => done([c, s]));
-    });
-    clearTimeout(timer);
-    killGroup();
-    const log = host.log(hr, stderr);
+    const work = mkdtempSync(join(p.home, '.rig-'));
+    const hr = { root: p.root, home: p.home, mockUrl, prompt: 'Write the project notes.', asAgent: o.asAgent, trust: o.trust ?? true, logFile: join(work, 'agent.log') };
+    host.prepare(hr);
+    const timeoutMs = o.timeoutMs ?? 300_000;
+    const exit = await runGroup([...argv0, ...host.args(hr)], p.root, agentEnv(p.home, work, host.env(hr), o), timeoutMs);
+    const log = host.log(hr, exit.stderr);
     const tried = new Set(mock.attempted().map((w) => w.path));
     const attempted = o.writes.filter((w) => tried.has(pathOf(w))).map((w) => w.file);
     const results = mock.results();
@@ -185,18 +124,37 @@ export async function runAgent(agent: AgentId, p: Project, o: RunOptions): Promi
       return existsSync(abs) ? readFileSync(abs, 'utf8') : undefined;
     };
     const report = () => [
-      `${agent} exited with ${code ?? signal}${timedOut ? ` (killed after ${timeoutMs} ms)` : ''}; the model was asked ${mock.requests.length} times`,
+      `${agent} exited with ${exit.code ?? exit.signal}${exit.timedOut ? ` (killed after ${timeoutMs} ms)` : ''}; the model was asked ${mock.requests.length} times`,
       `writes attempted: ${JSON.stringify(attempted)}`,
       `tool results: ${JSON.stringify(results.map((x) => x.slice(0, 400)))}`,
-      `stdout (tail): ${stdout.slice(-1500)}`,
-      `stderr (tail): ${stderr.slice(-1500)}`,
+      `stdout (tail): ${exit.stdout.slice(-1500)}`,
+      `stderr (tail): ${exit.stderr.slice(-1500)}`,
       `log (hook lines): ${log.split('\n').filter((l) => /hook|plugin|trust|permission|denied|block/i.test(l)).slice(-30).join('\n')}`,
     ].join('\n');
-    return { agent, code, signal, timedOut, stdout, stderr, log, requests: mock.requests, results, attempted, content, report };
+    return { agent, ...exit, log, requests: mock.requests, results, attempted, content, report };
   } finally {
     await mock.stop();
   }
 }
+
+/**
+ * Runs the agent CLI with other arguments (`claude plugin install …`) in the project, with the
+ * same HOME, settings and environment as a session, and no model: it must not need one.
+ */
+export async function runAgentCli(agent: AgentId, p: Project, args: string[], o: EnvOptions & { timeoutMs?: number } = {}): Promise<Exit> {
+  const host = HOSTS[agent];
+  const work = mkdtempSync(join(p.home, '.rig-'));
+  // Port 9 (discard): nothing answers there, so a call to the model fails at once.
+  const hr = { root: p.root, home: p.home, mockUrl: 'http://127.0.0.1:9', prompt: '', trust: true, logFile: join(work, 'agent.log') };
+  host.prepare(hr);
+  return runGroup([...commandOf(agent), ...args], p.root, agentEnv(p.home, work, host.env(hr), o), o.timeoutMs ?? 120_000);
+}
+
+const commandOf = (agent: AgentId): string[] => {
+  const argv = agentCommand(agent);
+  if (!argv) throw new Error(`${agent} is not installed: run ${HOW_TO_RUN}`);
+  return argv;
+};
 
 /** The agent tried this write, and its file is absent; a tool result says why, matching `why`. */
 export function expectRefused(r: RunResult, w: FileWrite, why: RegExp): void {
