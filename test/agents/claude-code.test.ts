@@ -37,6 +37,14 @@ describe(`claude-code ${PINS['claude-code'].version}`, { concurrency: 4 }, () =>
     assert.match(r.log, /Registered 1 frontmatter hook\(s\) from agent 'notes-writer'/);
   });
 
+  test('agent-file hooks when the session is the agent (--agent): refused outside the pattern, lands inside', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code']);
+    const r = await runAgent('claude-code', p, { asAgent: AGENT, writes: [OUTSIDE, INSIDE], launcher: true });
+    expectRefused(r, OUTSIDE, DENIED);
+    expectLanded(r, INSIDE);
+  });
+
   test('agent-file hooks with roo-modes-server missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code']);

@@ -7,7 +7,7 @@ import { AGENT, INSIDE, MARKER, OUTSIDE, expectLanded, expectRefused, exportMode
 /** OpenCode's own refusal by a permission rule, as the model gets it. */
 const RULE = /^The user has specified a rule which prevents you from using this specific tool call\. .*"permission":"edit"/;
 /** The plugin's refusal: the hook's reason, thrown. */
-const DENIED = /^Mode notes-writer \(roo-modes-server\): Tool 'write' in mode 'Notes Writer' can only edit files matching pattern: \\\.md\$ .*Got: src\/app\.ts$/;
+export const DENIED = /^Mode notes-writer \(roo-modes-server\): Tool 'write' in mode 'Notes Writer' can only edit files matching pattern: \\\.md\$ .*Got: src\/app\.ts$/;
 
 type Ctx = { after(fn: () => void): void };
 export interface Case { name: string; run(t: Ctx): Promise<void> }
