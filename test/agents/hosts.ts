@@ -1,5 +1,6 @@
 // How each pinned agent CLI runs headless against the mock model: its settings in the temp HOME,
 // its environment (telemetry, update checks and other network off), its argv and its tool names.
+// Facts about the agents only: it starts no process and never writes into the project.
 import { createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';

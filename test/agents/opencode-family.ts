@@ -1,5 +1,6 @@
 // The OpenCode and Kilo exports in the real CLIs (`opencode run`, `kilo run`), one set of cases for
-// both since Kilo 7 is built on OpenCode: the agent's permission rules, and the --plugin.
+// both since Kilo 7 is built on OpenCode: the agent's permission rules, and the --plugin. It
+// declares no test itself: each agent's test file does, so the runner runs and counts them apart.
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { AGENT, INSIDE, MARKER, OUTSIDE, expectLanded, expectRefused, exportModes, newProject, runAgent } from './rig.js';
@@ -12,7 +13,7 @@ export const DENIED = /^Mode notes-writer \(roo-modes-server\): Tool 'write' in 
 type Ctx = { after(fn: () => void): void };
 export interface Case { name: string; run(t: Ctx): Promise<void> }
 
-/** The cases, for the test file of each agent to declare (so each file counts its own). */
+/** The cases, for the test file of each agent to declare. */
 export function openCodeFamilyCases(agent: 'opencode' | 'kilo'): Case[] {
   const agentsDir = agent === 'kilo' ? '.kilo/agents' : '.opencode/agents';
   const both = { subagent: AGENT, writes: [OUTSIDE, INSIDE] };

@@ -1,6 +1,7 @@
 // Runs one real agent CLI headless in a temp project with a temp HOME against the scripted mock
 // model, and reports its exit, output, the model's request log and which target files landed.
-// It never installs anything and never lets the agent reach the network beyond the mock.
+// It never installs anything; the agents' other network use is turned off by their own settings
+// (hosts.ts), not blocked.
 //
 // Adding a case (a new export kind, or a new agent):
 // 1. `const p = newProject(t)`; write what the case exports with `await exportModes(p, [...])`
