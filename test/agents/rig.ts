@@ -15,6 +15,7 @@
 // 3. Assert with `expectRefused(r, OUTSIDE, /reason/)`, `expectLanded(r, INSIDE)`: both also check
 //    that the agent really tried that write, so a run where nothing happened fails.
 // A new agent CLI needs a pin in agents.ts and a Host in hosts.ts (its settings, env, argv, tools).
+// ROO_MODES_AGENTS_KEEP=1 keeps each case's project and HOME (the agents' logs are there) to look at.
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { isAbsolute, join } from 'node:path';
@@ -41,8 +42,6 @@ export const ROOMODES = `customModes:
         - fileRegex: \\.md$
           description: Markdown files only
 `;
-/** The fixture's pattern, as the deny messages quote it. */
-export const PATTERN = /\\\.md\$/;
 
 /** One write the agent is told to make: `file` relative to the project; `as` the path it passes (default absolute). */
 export interface FileWrite { file: string; content: string; as?: string }
