@@ -1,0 +1,102 @@
+// The Claude Code exports in the real `claude -p` (pinned in agents.ts) against the mock model: a
+// subagent exported from a mode limited to Markdown writes outside and inside its pattern.
+import { describe, test } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { join } from 'node:path';
+import { missingAgents, PINS } from './agents.js';
+import { AGENT, INSIDE, MARKER, OUTSIDE, expectLanded, expectRefused, exportModes, newProject, runAgent } from './rig.js';
+import { HttpServer } from '../protocol/http-harness.js';
+
+const skip = missingAgents(['claude-code']);
+/** The hook's refusal as Claude Code hands it to the model. */
+const DENIED = /^PreToolUse:Write hook error: Mode notes-writer \(roo-modes-server\): Tool 'Write' in mode 'Notes Writer' can only edit files matching pattern: \\\.md\$ .*Got: src\/app\.ts$/;
+const BLOCKED = /failed; blocking because onFailure is "block"/;
+const TOKEN = 'agent-tier-token-0123456789abcdef';
+const both = { subagent: AGENT, writes: [OUTSIDE, INSIDE] };
+
+// Each case runs its own agent process; a few at a time share the machine's cores.
+describe(`claude-code ${PINS['claude-code'].version}`, { concurrency: 4 }, () => {
+  test('control: a subagent without hooks writes inside and outside the pattern', { skip }, async (t) => {
+    const p = newProject(t);
+    mkdirSync(join(p.root, '.claude', 'agents'), { recursive: true });
+    writeFileSync(join(p.root, '.claude', 'agents', `${AGENT}.md`), `---\nname: ${AGENT}\ndescription: Writes the project's Markdown notes\ntools: Read, Edit, Write\n---\n\n${MARKER}\n`);
+    const r = await runAgent('claude-code', p, both);
+    expectLanded(r, OUTSIDE);
+    expectLanded(r, INSIDE);
+  });
+
+  test('agent-file hooks in a trusted folder: the write outside the pattern is refused, the one inside lands', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code']);
+    const r = await runAgent('claude-code', p, { ...both, launcher: true });
+    expectRefused(r, OUTSIDE, DENIED);
+    expectLanded(r, INSIDE);
+    assert.equal(r.code, 0, 'a refused edit is the model\'s problem, not the session\'s');
+    assert.match(r.log, /Registered 1 frontmatter hook\(s\) from agent 'notes-writer'/);
+  });
+
+  test('agent-file hooks when the session is the agent (--agent): refused outside the pattern, lands inside', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code']);
+    const r = await runAgent('claude-code', p, { asAgent: AGENT, writes: [OUTSIDE, INSIDE], launcher: true });
+    expectRefused(r, OUTSIDE, DENIED);
+    expectLanded(r, INSIDE);
+  });
+
+  test('agent-file hooks with roo-modes-server missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code']);
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE] });
+    expectRefused(r, INSIDE, BLOCKED);
+    assert.match(r.log, /Executable not found in \$PATH: "roo-modes-server"/);
+  });
+
+  test('agent-file hooks in a folder never trusted: Claude Code skips them and the write outside lands (why --settings exists)', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code']);
+    const r = await runAgent('claude-code', p, { ...both, launcher: true, trust: false });
+    expectLanded(r, OUTSIDE);
+    assert.match(r.log, /Skipping frontmatter hooks for agent 'notes-writer': the folder its definition file came from is not trusted/);
+  });
+
+  test('the settings hook (--settings) in a folder never trusted: refused outside the pattern, lands inside', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code', '--settings']);
+    const r = await runAgent('claude-code', p, { ...both, launcher: true, trust: false });
+    expectRefused(r, OUTSIDE, DENIED);
+    expectLanded(r, INSIDE);
+    assert.match(r.log, /roo-modes-server hook claude-code --by-agent/);
+  });
+
+  test('the settings hook with roo-modes-server missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code', '--settings']);
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE], trust: false });
+    expectRefused(r, INSIDE, BLOCKED);
+  });
+
+  test('HTTP hooks asking serve --http: refused outside the pattern, lands inside', { skip }, async (t) => {
+    const p = newProject(t);
+    const server = new HttpServer(['--project-root', p.root], { ROO_MODES_HTTP_TOKEN: TOKEN });
+    t.after(() => server.kill());
+    const origin = new URL(await server.ready).origin;
+    await exportModes(p, ['--to', 'claude-code', '--hook', 'http', '--url', `${origin}/hooks/claude-code`]);
+    const r = await runAgent('claude-code', p, { ...both, env: { ROO_MODES_HTTP_TOKEN: TOKEN } });
+    expectRefused(r, OUTSIDE, DENIED);
+    expectLanded(r, INSIDE);
+  });
+
+  test('HTTP hooks with the server down: the write inside the pattern is blocked too', { skip }, async (t) => {
+    const p = newProject(t);
+    // A port that was free a moment ago: nothing listens there.
+    const probe = createServer();
+    await new Promise<void>((ready) => probe.listen(0, '127.0.0.1', ready));
+    const port = (probe.address() as { port: number }).port;
+    await new Promise<void>((closed) => probe.close(() => closed()));
+    await exportModes(p, ['--to', 'claude-code', '--hook', 'http', '--url', `http://127.0.0.1:${port}/hooks/claude-code`]);
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE], env: { ROO_MODES_HTTP_TOKEN: TOKEN } });
+    expectRefused(r, INSIDE, BLOCKED);
+  });
+});
