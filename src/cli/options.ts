@@ -113,6 +113,12 @@ const meant = (word: string, known: readonly string[]): string => {
   return best === null ? '' : `; did you mean ${JSON.stringify(best)}?`;
 };
 
+/** `~` and `~/…` against the environment's HOME (else the OS's idea of it); other paths as they are. */
+export function expandHome(path: string, env: NodeJS.ProcessEnv): string {
+  const home = env.HOME || homedir();
+  return path === '~' ? home : path.startsWith('~/') ? join(home, path.slice(2)) : path;
+}
+
 function convert(option: Exclude<Option, SwitchOption>, text: string, env: NodeJS.ProcessEnv): unknown {
   switch (option.kind) {
     case 'number': {
@@ -128,8 +134,7 @@ function convert(option: Exclude<Option, SwitchOption>, text: string, env: NodeJ
       }
       return text;
     case 'path': {
-      const home = env.HOME || homedir();
-      const expanded = text === '~' ? home : text.startsWith('~/') ? join(home, text.slice(2)) : text;
+      const expanded = expandHome(text, env);
       return option.parse ? option.parse(expanded) : expanded;
     }
     case 'string':
