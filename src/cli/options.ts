@@ -108,10 +108,11 @@ export function orList(words: readonly string[]): string {
   return words.length < 2 ? words.join('') : `${words.slice(0, -1).join(', ')} or ${words[words.length - 1]}`;
 }
 
-const meant = (word: string, known: readonly string[]): string => {
+/** `; did you mean "x"?` naming the known word a mistyped one most likely meant, or nothing. */
+export function meant(word: string, known: readonly string[]): string {
   const best = likelyMeant(word, known);
   return best === null ? '' : `; did you mean ${JSON.stringify(best)}?`;
-};
+}
 
 /** `~` and `~/…` against the environment's HOME (else the OS's idea of it); other paths as they are. */
 export function expandHome(path: string, env: NodeJS.ProcessEnv): string {
