@@ -89,7 +89,7 @@ type ValueOf<O> =
   O extends { readonly kind: 'switch' } ? boolean
   : O extends { readonly kind: 'number' } ? One<O, number>
   : O extends { readonly kind: 'enum'; readonly choices: readonly (infer C)[] } ? One<O, C>
-  : O extends { readonly parse: (text: string) => infer P } ? (O extends { readonly repeatable: true } ? P[] : P | undefined)
+  : O extends { readonly parse: (text: string) => infer P } ? (O extends { readonly repeatable: true } ? P[] : One<O, P>)
   : O extends { readonly repeatable: true } ? string[]
   : O extends { readonly optionalValue: true } ? string | true | undefined
   : One<O, string>;
@@ -231,12 +231,12 @@ function wrap(text: string, width: number): string[] {
   return lines;
 }
 
-/** The options block of --help: each option's forms and value, then its description (and default). */
+/** The options block of --help: each option's forms and value, then its description (and whether it is required, or its default). */
 export function optionLines(options: readonly Option[]): string {
   const heads = options.map((o) => `  ${o.alias ? `${o.alias}, ` : ''}${o.name}${'value' in o ? ` ${o.value}` : ''}`);
   const column = Math.max(...heads.map((h) => h.length)) + 2;
   return options.map((o, i) => {
-    const help = 'default' in o && o.default !== undefined ? `${o.help} (default ${o.default})` : o.help;
+    const help = `${o.help}${o.required ? ' (required)' : ''}${'default' in o && o.default !== undefined ? ` (default ${o.default})` : ''}`;
     const [first = '', ...rest] = wrap(help, WIDTH - column);
     return [heads[i]!.padEnd(column) + first, ...rest.map((l) => ' '.repeat(column) + l)].join('\n');
   }).join('\n');

@@ -146,6 +146,7 @@ test('--help is generated from the table: synopsis, text, aligned options with d
   assert.equal(lines[3], 'Tries things.');
   assert.equal(lines[5], '  --project-root DIR   the project');
   assert.ok(lines.includes('  --timeout MS         limit for the whole run (default 30000)'), text);
+  assert.ok(lines.includes('  --to AGENT           the target (required)'), text);
   assert.ok(lines.includes('  --json [\'{...}\']     an object, or alone: JSON lines'), text);
   assert.equal(lines.at(-4), '  -h, --help           this text');
   assert.equal(lines.at(-2), 'Exit status: 0 done.');
