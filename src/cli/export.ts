@@ -169,11 +169,11 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     globalModesFile: null, convertDocument: convertLegacyRoles,
   });
   const unknown = args.mode.filter((s) => !catalogue.get(s));
-  if (unknown.length > 0) { io.err(usageMessage('export', `unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}`)); return 2; }
+  if (unknown.length > 0) { io.err(`${usageMessage('export', `unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
   // Built-in modes' instructions name Roo-only tools (new_task, attempt_completion): only on request.
   const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!)
     : catalogue.modes.filter((m) => args.builtins || m.source !== 'builtin');
-  if (enforce !== undefined && !catalogue.get(enforce)) { io.err(usageMessage('export', `unknown mode ${enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}`)); return 2; }
+  if (enforce !== undefined && !catalogue.get(enforce)) { io.err(`${usageMessage('export', `unknown mode ${enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
   const entryCommand = args.hookCommand.length > 0 ? args.hookCommand.flat() : DEFAULT_LAUNCHER;
   const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand, hook, lossy: args.lossy, enforce };
 

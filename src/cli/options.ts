@@ -85,14 +85,12 @@ export interface Command<T extends readonly Option[]> {
 type Camel<S extends string> = S extends `${infer A}-${infer B}` ? `${A}${Capitalize<Camel<B>>}` : S;
 type KeyOf<N extends string> = N extends `--${infer R}` ? Camel<R> : never;
 type One<O, T> = O extends { readonly default: unknown } ? T : T | undefined;
+type Text<O, T> = O extends { readonly repeatable: true } ? T[] : O extends { readonly optionalValue: true } ? T | true | undefined : One<O, T>;
 type ValueOf<O> =
   O extends { readonly kind: 'switch' } ? boolean
   : O extends { readonly kind: 'number' } ? One<O, number>
   : O extends { readonly kind: 'enum'; readonly choices: readonly (infer C)[] } ? One<O, C>
-  : O extends { readonly parse: (text: string) => infer P } ? (O extends { readonly repeatable: true } ? P[] : One<O, P>)
-  : O extends { readonly repeatable: true } ? string[]
-  : O extends { readonly optionalValue: true } ? string | true | undefined
-  : One<O, string>;
+  : Text<O, O extends { readonly parse: (text: string) => infer P } ? P : string>;
 
 /** What a table reads into: one camelCase key per option (`--dry-run` → dryRun), plus help and the operands. */
 export type Values<T extends readonly Option[]> =
@@ -195,10 +193,10 @@ export function parseArgs<T extends readonly Option[]>(cmd: Command<T>, argv: re
   return values;
 }
 
-/** The one form of a usage error, for every subcommand: `roo-modes-server NAME: what (see … --help)`. */
+/** The one form of a usage error, for every subcommand: `roo-modes-server NAME: what (see … --help)` (no newline). */
 export function usageMessage(command: string, message: string): string {
   const self = command === '' ? 'roo-modes-server' : `roo-modes-server ${command}`;
-  return `${self}: ${message} (see ${self} --help)\n`;
+  return `${self}: ${message} (see ${self} --help)`;
 }
 
 interface Io { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
@@ -208,7 +206,7 @@ export function readCommand<T extends readonly Option[]>(cmd: Command<T>, argv: 
   let values: Values<T>;
   try { values = parseArgs(cmd, argv, io.env); } catch (err) {
     if (!(err instanceof UsageError)) throw err;
-    io.err(usageMessage(cmd.name, err.message));
+    io.err(`${usageMessage(cmd.name, err.message)}\n`);
     return 2;
   }
   if (!values.help) return values;
