@@ -99,7 +99,8 @@ export type Values<T extends readonly Option[]> =
 /** Every command's `-h, --help`. */
 const HELP: SwitchOption = { name: '--help', alias: '-h', kind: 'switch', help: 'this text' };
 
-const keyOf = (name: string): string => name.slice(2).replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+/** The key of an option's value: `--dry-run` → dryRun. */
+export const keyOf = (name: string): string => name.slice(2).replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** "a", "a or b", "a, b or c". */
 export function orList(words: readonly string[]): string {
@@ -230,7 +231,8 @@ function wrap(text: string, width: number): string[] {
 }
 
 /** The options block of --help: each option's forms and value, then its description (and whether it is required, or its default). */
-export function optionLines(options: readonly Option[]): string {
+export function optionLines<T extends readonly Option[]>(cmd: Command<T>): string {
+  const options: readonly Option[] = [...cmd.options, HELP];
   const heads = options.map((o) => `  ${o.alias ? `${o.alias}, ` : ''}${o.name}${'value' in o ? ` ${o.value}` : ''}`);
   const column = Math.max(...heads.map((h) => h.length)) + 2;
   return options.map((o, i) => {
@@ -244,6 +246,6 @@ export function optionLines(options: readonly Option[]): string {
 export function helpText<T extends readonly Option[]>(cmd: Command<T>): string {
   const self = cmd.name === '' ? 'roo-modes-server' : `roo-modes-server ${cmd.name}`;
   const usage = cmd.usage.map((u, i) => `${i === 0 ? 'Usage: ' : '       '}${self} ${u}`).join('\n');
-  const parts = [usage, cmd.about, optionLines([...cmd.options, HELP]), cmd.notes].filter((p): p is string => p !== undefined);
+  const parts = [usage, cmd.about, optionLines(cmd), cmd.notes].filter((p): p is string => p !== undefined);
   return `${parts.map((p) => p.replace(/\n+$/, '')).join('\n\n')}\n`;
 }
