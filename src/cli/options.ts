@@ -194,10 +194,12 @@ export function parseArgs<T extends readonly Option[]>(cmd: Command<T>, argv: re
   return values;
 }
 
+/** How a command is typed: `roo-modes-server NAME`, or the program alone for the default command. */
+const typed = (command: string): string => (command === '' ? 'roo-modes-server' : `roo-modes-server ${command}`);
+
 /** The one form of a usage error, for every subcommand: `roo-modes-server NAME: what (see … --help)` (no newline). */
 export function usageMessage(command: string, message: string): string {
-  const self = command === '' ? 'roo-modes-server' : `roo-modes-server ${command}`;
-  return `${self}: ${message} (see ${self} --help)`;
+  return `${typed(command)}: ${message} (see ${typed(command)} --help)`;
 }
 
 interface Io { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
@@ -244,8 +246,7 @@ export function optionLines<T extends readonly Option[]>(cmd: Command<T>): strin
 
 /** A subcommand's whole --help text, from its declaration. */
 export function helpText<T extends readonly Option[]>(cmd: Command<T>): string {
-  const self = cmd.name === '' ? 'roo-modes-server' : `roo-modes-server ${cmd.name}`;
-  const usage = cmd.usage.map((u, i) => `${i === 0 ? 'Usage: ' : '       '}${self} ${u}`).join('\n');
+  const usage = cmd.usage.map((u, i) => `${i === 0 ? 'Usage: ' : '       '}${typed(cmd.name)} ${u}`).join('\n');
   const parts = [usage, cmd.about, optionLines(cmd), cmd.notes].filter((p): p is string => p !== undefined);
   return `${parts.map((p) => p.replace(/\n+$/, '')).join('\n\n')}\n`;
 }
