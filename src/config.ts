@@ -69,64 +69,14 @@ function merge(base: Json, over: Json): Json {
   return out;
 }
 
-/** Serve-mode flags: name → [config path, takes a value]. One table. */
-const FLAGS: Record<string, [path: string[], hasValue: boolean]> = {
-  '--config': [[], true],
-  '--project-root': [['paths', 'project_root'], true],
-  '--config-dir': [['paths', 'global_config_dir'], true],
-  '--global-modes-file': [['paths', 'global_modes_file'], true],
-  '--log-level': [['logging', 'level'], true],
-  '--log-file': [['logging', 'file'], true],
-  '--strict': [['server', 'strict'], false],
-  // Also turns persistence on (see SESSIONS_ON): sessions then outlive one-shot `call` runs.
-  '--sessions-dir': [['sessions', 'persistence', 'storage_path'], true],
-  '--http': [[], false],
-  '--insecure-no-auth': [[], false],
-  '--host': [['http', 'host'], true],
-  '--port': [['http', 'port'], true],
-  '--path': [['http', 'path'], true],
-  // A list (see originList); repeating the flag adds to it.
-  '--allowed-origins': [['http', 'allowed_origins'], true],
-  '--store': [['store', 'url'], true],
-};
-const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
+/** Where the sessions folder is given (flag or environment), persistence is on. */
+export const SESSIONS_ON = ['sessions', 'persistence', 'enabled'];
 
+/** The flags layer, as src/cli/serve.ts reads it from argv. */
 export interface ParsedArgs {
   configFile: string | null; overrides: Json; help: boolean; version: boolean;
   /** serve --http; --insecure-no-auth allows a non-loopback bind without a token. */
   http?: boolean; insecureNoAuth?: boolean;
-}
-
-export function parseServeArgs(argv: readonly string[]): ParsedArgs {
-  const parsed: ParsedArgs = { configFile: null, overrides: {}, help: false, version: false };
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    if (arg === '--help' || arg === '-h') { parsed.help = true; continue; }
-    if (arg === '--version' || arg === '-v') { parsed.version = true; continue; }
-    const eq = arg.indexOf('=');
-    const name = eq > 0 && arg.startsWith('--') ? arg.slice(0, eq) : arg;
-    const spec = FLAGS[name];
-    if (!spec) throw new ConfigError(`unknown option ${JSON.stringify(arg)} (see --help)`);
-    const [path, hasValue] = spec;
-    let value: unknown = true;
-    if (hasValue) {
-      value = eq > 0 && name !== arg ? arg.slice(eq + 1) : argv[i + 1]?.startsWith('--') ? undefined : argv[++i];
-      if (typeof value !== 'string' || value === '') throw new ConfigError(`option ${name} needs a value`);
-    } else if (eq > 0 && name !== arg) {
-      throw new ConfigError(`option ${name} takes no value`);
-    }
-    if (name === '--config') parsed.configFile = value as string;
-    else if (name === '--http') parsed.http = true;
-    else if (name === '--insecure-no-auth') parsed.insecureNoAuth = true;
-    else if (name === '--port') setPath(parsed.overrides, path, portNumber(value as string, '--port', 0));
-    else if (name === '--allowed-origins') {
-      const before = (parsed.overrides.http as { allowed_origins?: string[] } | undefined)?.allowed_origins ?? [];
-      setPath(parsed.overrides, path, [...before, ...originList(value as string, name)]);
-    }
-    else setPath(parsed.overrides, path, value);
-    if (name === '--sessions-dir') setPath(parsed.overrides, SESSIONS_ON, true);
-  }
-  return parsed;
 }
 
 /** A TCP port from text: decimal, `min`..65535. */
@@ -150,7 +100,8 @@ export function originList(text: string, where: string): string[] {
   return items;
 }
 
-function setPath(target: Json, path: string[], value: unknown): void {
+/** Sets a value at a path of config keys, making the objects on the way. */
+export function setPath(target: Json, path: readonly string[], value: unknown): void {
   let node = target;
   for (const key of path.slice(0, -1)) node = (node[key] = isObject(node[key]) ? node[key] : {}) as Json;
   node[path[path.length - 1]!] = value;

@@ -18,50 +18,6 @@ for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[n
 const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
 const MAIN_PATH = __filename;
 
-/** The help text; a function so that the log module it quotes loads only when help is asked for (the hook starts without it). */
-const usage = async (): Promise<string> => `roo-modes-server ${VERSION} — Roo Code modes over MCP (stdio or Streamable HTTP)
-
-Usage:
-  roo-modes-server [serve] [options]        serve MCP on stdin/stdout (default)
-  roo-modes-server serve --http [options]   serve MCP over Streamable HTTP (both eras)
-  roo-modes-server modes [--json] [...]     print the effective mode catalogue
-  roo-modes-server validate [FILE ...]      check mode files; exit 1 on problems
-  roo-modes-server export-mode SLUG         print a mode in Roo's export format (--out FILE)
-  roo-modes-server import-mode FILE         import Roo's export format (--global, --dry-run)
-  roo-modes-server call <tool|method> ...   call a tool on this (or another) server
-  roo-modes-server generate-config          print a complete default config
-  roo-modes-server add-to-mcp-config ...    add this server to an MCP client's config
-  roo-modes-server demo                     run the seed workflow against this server
-  roo-modes-server export --to AGENT ...    write modes as Claude Code, VS Code, Cursor, OpenCode or Kilo agents
-  roo-modes-server hook claude-code|cursor  enforce a mode in a Claude Code, VS Code or Cursor pre-tool hook
-
-Serve options:
-  --config FILE             JSON config file (see schemas/config.schema.json; env ROO_MODES_CONFIG)
-  --project-root DIR        project whose .roomodes and rules apply (env ROO_PROJECT_ROOT)
-  --config-dir DIR          global config folder, default ~/.roo-code (env ROO_CONFIG_DIR)
-  --global-modes-file FILE  global modes file, e.g. Roo Code's custom_modes.yaml
-  --log-level LEVEL         least severe level written, see below (env ROO_MODES_LOG_LEVEL)
-  --log-file FILE           append logs to FILE instead of stderr
-  --strict                  reject requests before initialize, and unknown tool arguments
-  --sessions-dir DIR        keep sessions in DIR so they outlive the process (env ROO_MODES_SESSIONS_DIR)
-  --http                    serve Streamable HTTP instead of stdio
-  --host HOST               HTTP bind address, default 127.0.0.1 (http.host)
-  --port PORT               HTTP port, default 3000; 0 picks a free one (http.port)
-  --path PATH               HTTP endpoint path, default /mcp (http.path)
-  --allowed-origins LIST    origins allowed besides loopback, comma-separated; repeatable
-                            (http.allowed_origins; env ROO_MODES_HTTP_ALLOWED_ORIGINS)
-  --insecure-no-auth        allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)
-  --store URL               share state in Redis, redis://[user:pass@]host:port[/db] or rediss://,
-                            so HTTP replicas behave as one server (store.url; env ROO_MODES_STORE;
-                            see docs/deployment.md)
-  -h, --help                this text
-  -v, --version             the version
-
-${(await import('./log.js')).logLevelHelp()}
-
-Each subcommand takes --help. Logs go to stderr; stdout carries only MCP messages.
-`;
-
 type Io = { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv };
 /**
  * Whoever reads our stdout may stop early (`… | head`): the pipe then fails with EPIPE. Every
@@ -117,46 +73,54 @@ async function hookModule(): Promise<typeof import('./cli/hook.js')> {
   return require(bundle) as typeof import('./cli/hook.js');
 }
 
+type Run = (rest: string[]) => Promise<number>;
+const self = [process.execPath, MAIN_PATH];
+/** The subcommands: each loads its module only when run (the hook first of all must start fast). */
+const COMMANDS: Readonly<Record<string, Run>> = {
+  modes: async (rest) => (await import('./cli/modes.js')).runModes(rest, io),
+  validate: async (rest) => (await import('./cli/validate.js')).runValidate(rest, io),
+  'export-mode': async (rest) => (await import('./cli/exchange.js')).runExportMode(rest, io),
+  'import-mode': async (rest) => (await import('./cli/exchange.js')).runImportMode(rest, io),
+  call: async (rest) => (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self }),
+  'add-to-mcp-config': async (rest) => (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self }),
+  demo: async (rest) => (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self }),
+  'generate-config': async (rest) => (await import('./cli/generate-config.js')).runGenerateConfig(rest, io),
+  hook: async (rest) => (await hookModule()).runHook(rest, { ...io, stdin: readStdin }),
+  export: async (rest) => (await import('./cli/export.js')).runExport(rest, io),
+  help: async (rest) => {
+    if (rest.length > 0) return usageError(`unexpected argument ${JSON.stringify(rest[0])}`);
+    io.out((await import('./cli/serve.js')).serveHelp(VERSION));
+    return 0;
+  },
+  serve: (rest) => serve(rest),
+};
+
+/** A top-level usage error in the form every subcommand uses; exit code 2. */
+async function usageError(message: string): Promise<number> {
+  io.err(`${(await import('./cli/options.js')).usageMessage('', message)}\n`);
+  return 2;
+}
+
 async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
-  const self = [process.execPath, MAIN_PATH];
-  switch (first) {
-    case 'modes': return (await import('./cli/modes.js')).runModes(rest, io);
-    case 'validate': return (await import('./cli/validate.js')).runValidate(rest, io);
-    case 'export-mode': return (await import('./cli/exchange.js')).runExportMode(rest, io);
-    case 'import-mode': return (await import('./cli/exchange.js')).runImportMode(rest, io);
-    case 'call': return (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self });
-    case 'add-to-mcp-config': return (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self });
-    case 'demo': return (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self });
-    case 'generate-config': return (await import('./cli/generate-config.js')).runGenerateConfig(rest, io);
-    case 'hook': return (await hookModule()).runHook(rest, { ...io, stdin: readStdin });
-    case 'export': return (await import('./cli/export.js')).runExport(rest, io);
-    case 'help':
-      if (rest.length > 0) { io.err(`roo-modes-server: unexpected argument ${JSON.stringify(rest[0])} (see --help)\n`); return 2; }
-      io.out(await usage());
-      return 0;
-    case 'serve': return serve(rest);
-    default:
-      if (first !== undefined && !first.startsWith('-')) {
-        io.err(`roo-modes-server: unknown command ${JSON.stringify(first)} (see --help)\n`);
-        return 2;
-      }
-      return serve(argv);
-  }
+  if (first === undefined || first.startsWith('-')) return serve(argv);
+  if (Object.prototype.hasOwnProperty.call(COMMANDS, first)) return COMMANDS[first]!(rest);
+  const { meant } = await import('./cli/options.js');
+  return usageError(`unknown command ${JSON.stringify(first)}${meant(first, Object.keys(COMMANDS))}`);
 }
 
 async function serve(argv: string[]): Promise<number> {
   // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
   // start as fast as Node itself, so the entry point pulls in the server only when it serves.
-  const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }] = await Promise.all([
-    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./core.js'), import('./config.js'), import('./log.js'),
+  const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }, { parseServeArgs, serveHelp }] = await Promise.all([
+    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./core.js'), import('./config.js'), import('./log.js'), import('./cli/serve.js'),
   ]);
-  const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, parseServeArgs } = configModule;
+  const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig } = configModule;
   let config;
   let args;
   try {
     args = parseServeArgs(argv);
-    if (args.help) { io.out(await usage()); return 0; }
+    if (args.help) { io.out(serveHelp(VERSION)); return 0; }
     if (args.version) { io.out(`${VERSION}\n`); return 0; }
     config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
     await checkProjectRoot(config.paths.project_root);

@@ -12,6 +12,7 @@ import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../jsonc/read.js';
 import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
 import { mergeNestedMember } from '../jsonc/edit.js';
+import { readCommand, UsageError, type Command, type Option, type Values } from './options.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
@@ -25,93 +26,48 @@ export interface AddToMcpConfigIo {
   cwd?: string;
 }
 
-const USAGE = `Usage:
-  roo-modes-server add-to-mcp-config --client claude|claude-code|vscode|roo|cursor [options]
+/** One --env value: a variable name, `=`, and its value. */
+function envPair(pair: string): [string, string] {
+  const at = pair.indexOf('=');
+  if (at <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(pair.slice(0, at))) throw new UsageError(`--env expects KEY=VALUE with a variable name as KEY, got "${pair}"`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}
 
-Adds (or updates) this server in the client's MCP config, keeping every other entry, key and comment.
-  --client NAME         claude (global file), claude-code (.mcp.json), vscode (.vscode/mcp.json),
-                        roo (.roo/mcp.json), cursor (.cursor/mcp.json)
-  --global              use the client's per-user file instead of the project's (claude-code:
-                        ~/.claude.json; vscode, roo, cursor)
-  --file PATH           edit this file instead of the standard location
-  --name NAME           the entry's name (default roo-modes)
-  --project-root DIR    the project: where project files live, and passed to the server (as the
-                        client's folder in a project file); it must exist and be a directory
-                        unless --force
-  --sessions-dir DIR    passed to the server: sessions are kept in DIR
-  --env KEY=VALUE       an environment variable for the server (repeatable)
-  --force               accept a --project-root that does not exist (yet)
-  --dry-run             print the resulting file; write nothing
-  -h, --help            this text
-The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
+const OPTIONS = [
+  { name: '--client', kind: 'enum', value: 'NAME', choices: Object.keys(CLIENTS) as ClientName[], required: true,
+    help: 'claude (global file), claude-code (.mcp.json), vscode (.vscode/mcp.json), roo (.roo/mcp.json), cursor (.cursor/mcp.json)' },
+  { name: '--global', kind: 'switch', help: "use the client's per-user file instead of the project's (claude-code: ~/.claude.json; vscode, roo, cursor)" },
+  { name: '--file', kind: 'string', value: 'PATH', help: 'edit this file instead of the standard location' },
+  { name: '--name', kind: 'string', value: 'NAME', default: 'roo-modes', help: "the entry's name" },
+  { name: '--project-root', kind: 'string', value: 'DIR',
+    help: "the project: where project files live, and passed to the server (as the client's folder in a project file); it must exist and be a directory unless --force" },
+  { name: '--sessions-dir', kind: 'string', value: 'DIR', help: 'passed to the server: sessions are kept in DIR' },
+  { name: '--env', kind: 'string', value: 'KEY=VALUE', repeatable: true, parse: envPair, help: 'an environment variable for the server (repeatable)' },
+  { name: '--force', kind: 'switch', help: 'accept a --project-root that does not exist (yet)' },
+  { name: '--dry-run', kind: 'switch', help: 'print the resulting file; write nothing' },
+] as const satisfies readonly Option[];
+
+type Options = Values<typeof OPTIONS>;
+
+const COMMAND: Command<typeof OPTIONS> = {
+  name: 'add-to-mcp-config',
+  usage: [`--client ${Object.keys(CLIENTS).join('|')} [options]`],
+  about: "Adds (or updates) this server in the client's MCP config, keeping every other entry, key and comment.",
+  options: OPTIONS,
+  notes: `The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
 
 A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
 team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
 the package where the client runs), the project is the client's own folder (VS Code:
 \${workspaceFolder}), and --sessions-dir is written relative to the project or to ~.
 A per-user file (--global, --client claude) or --file gets this installation's absolute paths:
-node and its dist/main.cjs, so it does not depend on PATH.
-`;
-
-class UsageError extends Error {}
+node and its dist/main.cjs, so it does not depend on PATH.`,
+};
 
 /** Client configs are a few KiB; anything past this is refused unread. */
 const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
 /** How long a run waits for another run editing the same file. */
 const LOCK_TIMEOUT_MS = 15_000;
-
-interface Options {
-  help: boolean;
-  client?: ClientName;
-  file?: string;
-  name: string;
-  projectRoot?: string;
-  global: boolean;
-  dryRun: boolean;
-  sessionsDir?: string;
-  env: [string, string][];
-  force: boolean;
-}
-
-function parseArgs(argv: string[]): Options {
-  const o: Options = { help: false, name: 'roo-modes', global: false, dryRun: false, env: [], force: false };
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    const eq = token.indexOf('=');
-    const flag = token.startsWith('--') && eq !== -1 ? token.slice(0, eq) : token;
-    const value = (): string => {
-      const v = flag !== token ? token.slice(eq + 1) : argv[++i];
-      if (v === undefined || v === '') throw new UsageError(`${flag} needs a value`);
-      return v;
-    };
-    switch (flag) {
-      case '-h': case '--help': o.help = true; break;
-      case '--global': o.global = true; break;
-      case '--dry-run': o.dryRun = true; break;
-      case '--file': o.file = value(); break;
-      case '--name': o.name = value(); break;
-      case '--project-root': o.projectRoot = value(); break;
-      case '--sessions-dir': o.sessionsDir = value(); break;
-      case '--force': o.force = true; break;
-      case '--env': {
-        const pair = value();
-        const at = pair.indexOf('=');
-        if (at <= 0 || !/^[A-Za-z_][A-Za-z0-9_]*$/.test(pair.slice(0, at))) throw new UsageError(`--env expects KEY=VALUE with a variable name as KEY, got "${pair}"`);
-        o.env.push([pair.slice(0, at), pair.slice(at + 1)]);
-        break;
-      }
-      case '--client': {
-        const c = value();
-        if (!(c in CLIENTS)) throw new UsageError(`unknown client "${c}"; use one of ${Object.keys(CLIENTS).join(', ')}`);
-        o.client = c as ClientName;
-        break;
-      }
-      default: throw new UsageError(`unexpected argument ${token}`);
-    }
-  }
-  if (!o.help && o.client === undefined) throw new UsageError('--client is required');
-  return o;
-}
 
 const errCode = (err: unknown): string | undefined =>
   err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
@@ -160,17 +116,8 @@ function existingEnv(root: unknown, key: string, name: string): Record<string, u
 }
 
 export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): Promise<number> {
-  let o: Options;
-  try {
-    o = parseArgs(argv);
-  } catch (err) {
-    io.err(`usage error: ${reasonOf(err)}\nRun "roo-modes-server add-to-mcp-config --help" for usage.\n`);
-    return 2;
-  }
-  if (o.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const o = readCommand(COMMAND, argv, io);
+  if (typeof o === 'number') return o;
   const client = o.client!;
   const spec = CLIENTS[client];
   const platform = io.platform ?? process.platform;

@@ -2,9 +2,7 @@
 // references against earlier results. Pure over its inputs; it never starts a server.
 import { readFile } from 'node:fs/promises';
 import type { JsonObject } from '../client/peer.js';
-
-/** A mistake in how the command was used (exit code 2). */
-export class UsageError extends Error {}
+import { UsageError } from './options.js';
 
 /** One call, from the command line or one script line. */
 export interface Step {

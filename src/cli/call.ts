@@ -13,7 +13,8 @@ import {
   UnsupportedProtocolVersionError,
 } from '../client/errors.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
-import { readScript, resolveReferences, UsageError, type Step } from './call-script.js';
+import { readScript, resolveReferences, type Step } from './call-script.js';
+import { readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
 import { stepHeading, stepRecord } from './call-output.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
@@ -27,171 +28,85 @@ export interface CallIo {
   selfCommand: string[];
 }
 
-const USAGE = `Usage:
-  roo-modes-server call <tool|method> [--arg key=value ...] [--json '{...}'] [options]
-  roo-modes-server call --script FILE [options]
+/** One --arg: `key=value`. */
+function argPair(pair: string): [string, string] {
+  const at = pair.indexOf('=');
+  if (at <= 0) throw new UsageError(`--arg expects key=value, got "${pair}"`);
+  return [pair.slice(0, at), pair.slice(at + 1)];
+}
 
-A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a JSON-RPC method with
---json (and --arg) as its params; any other name is a tool, sent as tools/call.
+function jsonObject(text: string): JsonObject {
+  let json: unknown;
+  try { json = JSON.parse(text); } catch (err) {
+    throw new UsageError(`--json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
+  }
+  if (!isObject(json)) throw new UsageError('--json must be a JSON object');
+  return json;
+}
 
-  --arg key=value   one tool argument, typed by the tool's inputSchema (boolean, number, integer,
-                    object/array as JSON, string as is); repeatable; wins over --json
-  --json '{...}'    the whole arguments (or params) object
-  --json            (with no object after it) print each call's answer as one JSON line:
-                    {"line": N, "tool" or "method": NAME, "result": {...} or "error": {...}}
-                    ("line" only with --script); a call that got no answer has no line
-  --script FILE     JSON lines, one call each: {"tool": "...", "arguments": {...}} or
-                    {"method": "...", "params": {...}}, all in one session; a string argument that
-                    is exactly $prev.<path> or $<line>.<path> (e.g. $prev.metadata.session_id,
-                    $2.list[0].id) is replaced by that field of an earlier result; as text, each
-                    answer opens with a line "==> line N: NAME <==" naming its call
-  --server "CMD"    the server command line (shell-style quoting, no expansion); default: this server
-                    in the current directory (another project: --server "roo-modes-server --project-root DIR")
-  --url URL         talk to a running server over Streamable HTTP instead (serve --http), e.g.
-                    http://127.0.0.1:3000/mcp; its token comes from ROO_MODES_HTTP_TOKEN
-  --sessions-dir DIR  keep the server's sessions in DIR, so a later call can use a session_id from
-                    this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set);
-                    with ROO_MODES_STORE set (a Redis URL) they are shared through Redis instead
-  --protocol REV    the protocol revision to speak: 2026-07-28 (stateless: server/discover, then
-                    _meta on every request, no initialize) or a legacy one offered in initialize
-                    (2025-11-25 by default; 2025-06-18, 2025-03-26, 2024-11-05)
-  --timeout MS      limit for the whole run, start-up included (default 30000)
-  --raw             print result objects as JSON instead of their text (with --script, one
-                    compact line per call)
-  -h, --help        this text
+function serverWords(text: string): string[] {
+  let words: string[];
+  try { words = splitShellWords(text); } catch (err) {
+    throw new UsageError(`--server: ${err instanceof ShellWordsError ? err.message : String(err)}`);
+  }
+  if (words.length === 0) throw new UsageError('--server is empty');
+  return words;
+}
 
-Exit codes: 0 success; 1 tool error, JSON-RPC error or timeout; 2 usage error, or a server that
-cannot start or exits early.
-`;
+function httpUrl(url: string): string {
+  if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url expects an http:// or https:// URL, got "${url}"`);
+  return url;
+}
+
+const OPTIONS = [
+  { name: '--arg', kind: 'string', value: 'key=value', repeatable: true, parse: argPair,
+    help: "one tool argument, typed by the tool's inputSchema (boolean, number, integer, object/array as JSON, string as is); repeatable; wins over --json" },
+  { name: '--json', kind: 'string', value: "['{...}']", optionalValue: true, parse: jsonObject,
+    help: 'with an object: the whole arguments (or params) object\nalone (last, or before another option): print each call\'s answer as one JSON line: {"line": N, "tool" or "method": NAME, "result": {...} or "error": {...}} ("line" only with --script); a call that got no answer has no line' },
+  { name: '--script', kind: 'path', value: 'FILE',
+    help: 'JSON lines, one call each: {"tool": "...", "arguments": {...}} or {"method": "...", "params": {...}}, all in one session; a string argument that is exactly $prev.<path> or $<line>.<path> (e.g. $prev.metadata.session_id, $2.list[0].id) is replaced by that field of an earlier result; as text, each answer opens with a line "==> line N: NAME <==" naming its call' },
+  { name: '--server', kind: 'string', value: '"CMD"', parse: serverWords,
+    help: 'the server command line (shell-style quoting, no expansion); default: this server in the current directory (another project: --server "roo-modes-server --project-root DIR")' },
+  { name: '--url', kind: 'string', value: 'URL', parse: httpUrl,
+    help: 'talk to a running server over Streamable HTTP instead (serve --http), e.g. http://127.0.0.1:3000/mcp; its token comes from ROO_MODES_HTTP_TOKEN' },
+  { name: '--sessions-dir', kind: 'path', value: 'DIR',
+    help: "keep the server's sessions in DIR, so a later call can use a session_id from this one (passed to the server as ROO_MODES_SESSIONS_DIR, which also works set); with ROO_MODES_STORE set (a Redis URL) they are shared through Redis instead" },
+  { name: '--protocol', kind: 'enum', value: 'REV', choices: [...MODERN_VERSIONS, ...[...PROTOCOL_VERSIONS].reverse()],
+    help: 'the protocol revision to speak: 2026-07-28 (stateless: server/discover, then _meta on every request, no initialize) or a legacy one offered in initialize (2025-11-25 by default; 2025-06-18, 2025-03-26, 2024-11-05)' },
+  { name: '--timeout', kind: 'number', value: 'MS', min: 1, what: 'a positive number of milliseconds', default: 30_000,
+    help: 'limit for the whole run, start-up included' },
+  { name: '--raw', kind: 'switch', help: 'print result objects as JSON instead of their text (with --script, one compact line per call)' },
+] as const satisfies readonly Option[];
+
+type Parsed = Values<typeof OPTIONS>;
+
+/** Which calls the command line asks for: one name, or a script and nothing else; one way to print. */
+function usageProblem(p: Parsed): string | null {
+  if (p.raw && p.json === true) return '--raw and --json (one JSON line per call) are two ways to print; give one';
+  if (p.script !== undefined) {
+    return p.operands.length > 0 || p.arg.length > 0 || typeof p.json === 'object'
+      ? '--script takes its calls from the file; do not also give a name, --arg or --json' : null;
+  }
+  if (p.operands.length === 0) return 'name a tool or method to call';
+  return p.operands.length === 1 ? null : `one name expected, got: ${p.operands.join(' ')}`;
+}
+
+const COMMAND: Command<typeof OPTIONS> = {
+  name: 'call',
+  usage: ["<tool|method> [--arg key=value ...] [--json '{...}'] [options]", '--script FILE [options]'],
+  about: `A name containing "/" (tools/list, resources/read, …) or "ping" is sent as a JSON-RPC method with
+--json (and --arg) as its params; any other name is a tool, sent as tools/call.`,
+  options: OPTIONS,
+  operands: true,
+  check: usageProblem,
+  notes: `Exit codes: 0 success; 1 tool error, JSON-RPC error or timeout; 2 usage error, or a server that
+cannot start or exits early.`,
+};
 
 /** The --timeout deadline passed; carried as the abort reason so it is told apart from others. */
 class DeadlineReached extends Error {}
 
-interface Parsed {
-  help: boolean;
-  target?: string;
-  pairs: Array<[string, string]>;
-  json?: JsonObject;
-  server?: string[];
-  timeoutMs: number;
-  raw: boolean;
-  /** `--json` without an object: one JSON line per call (stepRecord). */
-  jsonLines: boolean;
-  script?: string;
-  sessionsDir?: string;
-  protocol?: string;
-  url?: string;
-}
-
 const isMethod = (name: string): boolean => name.includes('/') || name === 'ping';
-
-function parseArgs(argv: string[]): Parsed {
-  const parsed: Parsed = { help: false, pairs: [], timeoutMs: 30_000, raw: false, jsonLines: false };
-  const positional: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const token = argv[i]!;
-    if (token === '--') {
-      positional.push(...argv.slice(i + 1));
-      break;
-    }
-    if (!token.startsWith('-') || token === '-') {
-      positional.push(token);
-      continue;
-    }
-    const eq = token.indexOf('=');
-    const flag = token.startsWith('--') && eq !== -1 ? token.slice(0, eq) : token;
-    const value = (): string => {
-      if (flag !== token) return token.slice(eq + 1);
-      const next = argv[++i];
-      if (next === undefined) throw new UsageError(`${flag} needs a value`);
-      return next;
-    };
-    switch (flag) {
-      case '-h':
-      case '--help':
-        parsed.help = true;
-        break;
-      case '--raw':
-        parsed.raw = true;
-        break;
-      case '--arg': {
-        const pair = value();
-        const at = pair.indexOf('=');
-        if (at <= 0) throw new UsageError(`--arg expects key=value, got "${pair}"`);
-        parsed.pairs.push([pair.slice(0, at), pair.slice(at + 1)]);
-        break;
-      }
-      case '--json': {
-        // Bare (last, or before another option): the output switch. An object never starts with `-`.
-        if (flag === token && (argv[i + 1] === undefined || argv[i + 1]!.startsWith('-'))) {
-          parsed.jsonLines = true;
-          break;
-        }
-        const text = value();
-        let json: unknown;
-        try {
-          json = JSON.parse(text);
-        } catch (err) {
-          throw new UsageError(`--json is not valid JSON: ${err instanceof Error ? err.message : String(err)}`);
-        }
-        if (!isObject(json)) throw new UsageError('--json must be a JSON object');
-        parsed.json = json;
-        break;
-      }
-      case '--server': {
-        let words: string[];
-        try {
-          words = splitShellWords(value());
-        } catch (err) {
-          throw new UsageError(`--server: ${err instanceof ShellWordsError ? err.message : String(err)}`);
-        }
-        if (words.length === 0) throw new UsageError('--server is empty');
-        parsed.server = words;
-        break;
-      }
-      case '--timeout': {
-        const text = value();
-        const ms = Number(text);
-        if (!/^\d+$/.test(text) || !(ms > 0)) throw new UsageError(`--timeout expects a positive number of milliseconds, got "${text}"`);
-        parsed.timeoutMs = ms;
-        break;
-      }
-      case '--script':
-        parsed.script = value();
-        break;
-      case '--sessions-dir':
-        parsed.sessionsDir = value();
-        break;
-      case '--url': {
-        const url = value();
-        if (!/^https?:\/\/[^\s]+$/.test(url)) throw new UsageError(`--url expects an http:// or https:// URL, got "${url}"`);
-        parsed.url = url;
-        break;
-      }
-      case '--protocol': {
-        const rev = value();
-        const known = [...MODERN_VERSIONS, ...[...PROTOCOL_VERSIONS].reverse()];
-        if (!(known as string[]).includes(rev)) throw new UsageError(`--protocol expects one of ${known.join(', ')}, got "${rev}"`);
-        parsed.protocol = rev;
-        break;
-      }
-      default:
-        throw new UsageError(`unknown option ${flag}`);
-    }
-  }
-  if (parsed.help) return parsed;
-  if (parsed.raw && parsed.jsonLines) throw new UsageError('--raw and --json (one JSON line per call) are two ways to print; give one');
-  if (parsed.script !== undefined) {
-    if (positional.length > 0 || parsed.pairs.length > 0 || parsed.json !== undefined) {
-      throw new UsageError('--script takes its calls from the file; do not also give a name, --arg or --json');
-    }
-  } else if (positional.length !== 1) {
-    throw new UsageError(positional.length === 0 ? 'name a tool or method to call' : `one name expected, got: ${positional.join(' ')}`);
-  } else {
-    parsed.target = positional[0]!;
-  }
-  return parsed;
-}
 
 /** Types one --arg value by the schema of its property; untyped or unknown properties stay strings. */
 function typeArg(key: string, text: string, schema: unknown): unknown {
@@ -221,16 +136,16 @@ function typeArg(key: string, text: string, schema: unknown): unknown {
 }
 
 async function commandLineStep(parsed: Parsed, client: McpClient, signal: AbortSignal): Promise<Step> {
-  const name = parsed.target!;
-  const payload: JsonObject = { ...(parsed.json ?? {}) };
+  const name = parsed.operands[0]!;
+  const payload: JsonObject = { ...(typeof parsed.json === 'object' ? parsed.json : {}) };
   if (isMethod(name)) {
-    for (const [key, text] of parsed.pairs) payload[key] = text;
+    for (const [key, text] of parsed.arg) payload[key] = text;
     return { line: 0, kind: 'method', name, payload };
   }
-  if (parsed.pairs.length > 0) {
+  if (parsed.arg.length > 0) {
     const tool = (await client.listTools({ signal })).find((t) => t.name === name);
     const props = isObject(tool?.inputSchema.properties) ? tool.inputSchema.properties : {};
-    for (const [key, text] of parsed.pairs) payload[key] = typeArg(key, text, props[key]);
+    for (const [key, text] of parsed.arg) payload[key] = typeArg(key, text, props[key]);
   }
   return { line: 0, kind: 'tool', name, payload };
 }
@@ -252,7 +167,7 @@ function toolErrorLine(result: JsonObject): string {
 }
 
 function describeError(err: unknown, timeoutMs: number): { code: number; text: string } {
-  if (err instanceof UsageError) return { code: 2, text: `usage error: ${err.message}\nRun "roo-modes-server call --help" for usage.` };
+  if (err instanceof UsageError) return { code: 2, text: usageMessage('call', err.message) };
   if (err instanceof SpawnError || err instanceof ServerExitedError || err instanceof UnsupportedProtocolVersionError) {
     return { code: 2, text: `error: ${err.message}` };
   }
@@ -267,14 +182,10 @@ function describeError(err: unknown, timeoutMs: number): { code: number; text: s
 }
 
 export async function runCall(argv: string[], io: CallIo): Promise<number> {
-  let parsed: Parsed;
+  const parsed = readCommand(COMMAND, argv, io);
+  if (typeof parsed === 'number') return parsed;
   let steps: Step[] | undefined;
   try {
-    parsed = parseArgs(argv);
-    if (parsed.help) {
-      io.out(USAGE);
-      return 0;
-    }
     if (parsed.script !== undefined) steps = await readScript(parsed.script);
   } catch (err) {
     io.err(`${describeError(err, 0).text}\n`);
@@ -282,11 +193,12 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
   }
   const [command, ...args] = parsed.server ?? io.selfCommand;
   if (command === undefined) {
-    io.err('usage error: no server command (give --server)\n');
+    io.err(`${usageMessage('call', 'no server command (give --server)')}\n`);
     return 2;
   }
+  const jsonLines = parsed.json === true;
   const deadline = new AbortController();
-  const timer = setTimeout(() => deadline.abort(new DeadlineReached()), parsed.timeoutMs);
+  const timer = setTimeout(() => deadline.abort(new DeadlineReached()), parsed.timeout);
   const { signal } = deadline;
   let client: McpClient | undefined;
   let exit = 0;
@@ -296,7 +208,7 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
     // Each call starts its own server; sessions outlive it only on disk.
     const env = parsed.sessionsDir === undefined ? io.env : { ...io.env, ROO_MODES_SESSIONS_DIR: resolve(parsed.sessionsDir) };
     const common = {
-      signal, connectTimeoutMs: parsed.timeoutMs, requestTimeoutMs: parsed.timeoutMs,
+      signal, connectTimeoutMs: parsed.timeout, requestTimeoutMs: parsed.timeout,
       ...(parsed.protocol === undefined ? {} : { protocolVersion: parsed.protocol }),
     };
     const token = io.env.ROO_MODES_HTTP_TOKEN;
@@ -306,7 +218,7 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
     steps ??= [await commandLineStep(parsed, client, signal)];
     const results = new Map<number, JsonObject>();
     let prevLine = 0;
-    const text = !parsed.raw && !parsed.jsonLines;
+    const text = !parsed.raw && !jsonLines;
     for (const step of steps) {
       const payload = resolveReferences(step.payload, step, results, prevLine) as JsonObject;
       current = step;
@@ -319,7 +231,7 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
       results.set(step.line, result);
       prevLine = step.line;
       const where = parsed.script === undefined ? '' : `line ${step.line}: `;
-      if (parsed.jsonLines) io.out(`${stepRecord(step, { result })}\n`);
+      if (jsonLines) io.out(`${stepRecord(step, { result })}\n`);
       if (parsed.raw) io.out(`${parsed.script === undefined ? JSON.stringify(result, null, 2) : JSON.stringify(result)}\n`);
       if (result.isError === true) {
         if (text) io.err(`${where}${toolErrorLine(result)}\n`);
@@ -329,8 +241,8 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
       if (text) io.out(`${textOf(result)}\n`);
     }
   } catch (err) {
-    const { code, text } = describeError(err, parsed.timeoutMs);
-    if (parsed.jsonLines && current !== undefined && err instanceof McpError) {
+    const { code, text } = describeError(err, parsed.timeout);
+    if (jsonLines && current !== undefined && err instanceof McpError) {
       io.out(`${stepRecord(current, { error: { code: err.code, message: err.message, ...(err.data === undefined ? {} : { data: err.data }) } })}\n`);
     }
     // In a script, say which call failed (a reference's own error already names its line).

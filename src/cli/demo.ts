@@ -7,6 +7,7 @@ import { connectStdio, type McpClient } from '../client/client.js';
 import type { JsonObject } from '../client/peer.js';
 import { McpError } from '../client/errors.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
+import { readCommand, type Command, type Option } from './options.js';
 
 export interface DemoIo {
   out(text: string): void;
@@ -16,13 +17,20 @@ export interface DemoIo {
   selfCommand: string[];
 }
 
-const USAGE = `Usage: roo-modes-server demo [--timeout MS]
+const OPTIONS = [
+  { name: '--timeout', kind: 'number', value: 'MS', min: 1, what: 'a positive number of milliseconds', default: 30_000,
+    help: 'limit for starting the server and for each call' },
+] as const satisfies readonly Option[];
 
-Starts a fresh server (built-in modes only, in a temporary project) and walks the seed workflow:
+const COMMAND: Command<typeof OPTIONS> = {
+  name: 'demo',
+  usage: ['[--timeout MS]'],
+  about: `Starts a fresh server (built-in modes only, in a temporary project) and walks the seed workflow:
 list_modes, get_mode_info, create_task, validate_tool_use (allowed and refused), switch_mode,
-a subtask, get_task_info with the hierarchy, complete_task. Prints each call and its answer.
-Exit code 0 when every step gave the expected answer, 1 otherwise, 2 on a usage error.
-`;
+a subtask, get_task_info with the hierarchy, complete_task. Prints each call and its answer.`,
+  options: OPTIONS,
+  notes: 'Exit code 0 when every step gave the expected answer, 1 otherwise, 2 on a usage error.',
+};
 
 /** A step's outcome did not match what the workflow expects. */
 class Unexpected extends Error {}
@@ -43,21 +51,6 @@ interface Step {
   args: () => JsonObject;
   /** Checks the result; returns the one-line verdict, or throws Unexpected. */
   expect: (result: JsonObject) => string;
-}
-
-function parseArgs(argv: string[]): { help: boolean; timeoutMs: number } | string {
-  let help = false;
-  let timeoutMs = 30_000;
-  for (let i = 0; i < argv.length; i++) {
-    const a = argv[i]!;
-    if (a === '-h' || a === '--help') help = true;
-    else if (a === '--timeout' || a.startsWith('--timeout=')) {
-      const v = a.includes('=') ? a.slice(a.indexOf('=') + 1) : argv[++i];
-      if (v === undefined || !/^\d+$/.test(v) || Number(v) <= 0) return `--timeout expects a positive number of milliseconds, got ${JSON.stringify(v ?? '')}`;
-      timeoutMs = Number(v);
-    } else return `unexpected argument ${JSON.stringify(a)}`;
-  }
-  return { help, timeoutMs };
 }
 
 function workflow(): Step[] {
@@ -163,15 +156,8 @@ function workflow(): Step[] {
 const indent = (s: string): string => s.split('\n').map((l) => `    │ ${l}`).join('\n');
 
 export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
-  const parsed = parseArgs(argv);
-  if (typeof parsed === 'string') {
-    io.err(`demo: ${parsed} (see roo-modes-server demo --help)\n`);
-    return 2;
-  }
-  if (parsed.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const parsed = readCommand(COMMAND, argv, io);
+  if (typeof parsed === 'number') return parsed;
   const [command, ...selfArgs] = io.selfCommand;
   if (command === undefined) {
     io.err('demo: the command that starts this server is unknown\n');
@@ -188,8 +174,8 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
       env: io.env,
       cwd: project,
       clientInfo: { name: 'roo-modes-demo', version: '1' },
-      connectTimeoutMs: parsed.timeoutMs,
-      requestTimeoutMs: parsed.timeoutMs,
+      connectTimeoutMs: parsed.timeout,
+      requestTimeoutMs: parsed.timeout,
     });
     const info = client.serverInfo;
     io.out(`roo-modes-server demo: the seed workflow against ${String(info.name)} ${String(info.version)} (pid ${client.pid ?? '?'}), protocol ${client.protocolVersion}\n`);

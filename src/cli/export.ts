@@ -20,7 +20,7 @@ import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
 import { geminiAgent } from '../export/gemini.js';
 import { writeGeminiPolicy } from './export-gemini.js';
 import { mergeJsonFile } from './merge-json-file.js';
-import { expandHome, readFlags } from './flags.js';
+import { expandHome, readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
 
 export interface ExportIo {
@@ -48,9 +48,82 @@ const FOLDERS: Readonly<Record<string, string>> = {
   gemini: '.gemini/agents',
 };
 
-const USAGE = `Usage: roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo|gemini [options]
+/**
+ * One --hook-command value as words: a JSON array of words, or words split as a POSIX shell would
+ * (quotes kept literal, `${…}` left for the agent). The values of a repeated flag add up.
+ */
+function launcherWords(value: string): string[] {
+  if (value.trimStart().startsWith('[')) {
+    let parsed: unknown;
+    try { parsed = JSON.parse(value); } catch (err) { throw new UsageError(`--hook-command ${JSON.stringify(value)} is not a JSON array (${(err as Error).message})`); }
+    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((w) => typeof w === 'string' && w !== '')) {
+      throw new UsageError(`--hook-command ${JSON.stringify(value)}: a JSON array must hold non-empty strings`);
+    }
+    return parsed as string[];
+  }
+  try { return splitShellWords(value); } catch (err) {
+    if (!(err instanceof ShellWordsError)) throw err;
+    throw new UsageError(`--hook-command ${JSON.stringify(value)}: ${err.message}`);
+  }
+}
 
-Writes the project's and the global custom modes (built-in ones with --builtins) as the other
+/** An http(s) URL for --url. */
+function hookUrl(value: string): string {
+  try {
+    const url = new URL(value);
+    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
+  } catch { /* refused below */ }
+  throw new UsageError(`--url ${JSON.stringify(value)} is not an http:// or https:// URL`);
+}
+
+const OPENCODE_LIKE = ['opencode', 'kilo'];
+
+const OPTIONS = [
+  { name: '--to', kind: 'enum', value: 'AGENT', choices: Object.keys(TARGETS), required: true, help: 'the target' },
+  { name: '--mode', kind: 'string', value: 'SLUG', repeatable: true, help: 'export this mode, built-in or not (repeatable; default: every custom mode)' },
+  { name: '--builtins', kind: 'switch', help: 'also export the built-in modes (their instructions name Roo-only tools)' },
+  { name: '--out', kind: 'path', value: 'DIR', help: 'where to write (default: the project root)' },
+  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT or .)' },
+  { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
+  { name: '--check', kind: 'switch', help: 'write nothing; exit 1 when a file differs from what export would write' },
+  { name: '--force', kind: 'switch', help: 'also replace files export did not write (its own are always updated)' },
+  { name: '--dry-run', kind: 'switch', help: 'print what would be written; write nothing' },
+  { name: '--lossy', kind: 'switch', goesWith: { option: '--to', values: OPENCODE_LIKE }, help: '(opencode, kilo) write "ask" where a fileRegex has no exact glob' },
+  { name: '--hook-command', kind: 'string', value: 'CMD', repeatable: true, parse: launcherWords,
+    help: 'what hooks run instead of roo-modes-server (found on PATH): words, or a JSON array of words; repeatable, the words add up. ${CLAUDE_PROJECT_DIR} is left for Claude Code to fill in, e.g.\n--hook-command \'${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server\'' },
+  { name: '--hook', kind: 'enum', value: 'command|http', choices: ['command', 'http'], default: 'command', goesWith: { option: '--to', values: ['claude-code'] },
+    help: '(claude-code) run the hook per call, or ask serve --http' },
+  { name: '--url', kind: 'string', value: 'URL', parse: hookUrl, default: DEFAULT_HOOK_URL, goesWith: { option: '--hook', values: ['http'] }, help: '(--hook http) the endpoint' },
+  { name: '--settings', kind: 'switch', goesWith: { option: '--to', values: ['claude-code'] },
+    help: '(claude-code) also add one hook for every exported agent to .claude/settings.json (backed up): it also runs in claude -p' },
+  { name: '--settings-local', kind: 'switch', goesWith: { option: '--to', values: ['claude-code'] }, help: 'the same in .claude/settings.local.json' },
+  { name: '--enforce', kind: 'string', value: 'SLUG', repeatable: true, goesWith: { option: '--to', values: ['cursor'] },
+    help: '(cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json (merged, backed up). Cursor tells a hook no rule or mode, so it holds in every agent chat of the project; one mode at a time' },
+  { name: '--plugin', kind: 'switch', goesWith: { option: '--to', values: OPENCODE_LIKE },
+    help: '(opencode, kilo) also write .opencode/plugins/roo-modes.js or .kilo/plugin/roo-modes.js: asks the hook before each call of an exported agent and blocks when refused or when no answer can be had' },
+  { name: '--plugin-url', kind: 'string', value: 'URL', goesWith: { option: '--plugin' },
+    help: "(with --plugin) ask serve --http's endpoint instead of starting the hook, e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)" },
+] as const satisfies readonly Option[];
+
+type ExportArgs = Values<typeof OPTIONS>;
+
+/** What the table cannot say: options that exclude each other, and values that must agree. */
+function usageProblem(a: ExportArgs): string | null {
+  if (a.settings && a.settingsLocal) return '--settings and --settings-local name two files; pick one';
+  if (a.hookCommand.length > 0 && a.hook === 'http') return '--hook-command goes with command hooks, not --hook http';
+  if (a.hookCommand.length > 0 && a.hookCommand.flat().length === 0) return '--hook-command names no command';
+  if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
+  if (a.pluginUrl !== undefined && !/^https?:\/\/[^/?#]+\/[^?#]*$/.test(a.pluginUrl)) return `--plugin-url ${a.pluginUrl} is not an http(s) URL with a path and no query, such as http://127.0.0.1:3000/hooks/claude-code`;
+  const [enforce, another] = a.enforce;
+  if (another !== undefined) return '--enforce takes one mode: Cursor runs every hook on every call, so two would hold each chat to both modes';
+  if (enforce !== undefined && a.mode.length > 0 && !a.mode.includes(enforce)) return `--enforce ${enforce} names a mode this export leaves out; add --mode ${enforce}`;
+  return null;
+}
+
+const COMMAND: Command<typeof OPTIONS> = {
+  name: 'export',
+  usage: [`--to ${Object.keys(TARGETS).join('|')} [options]`],
+  about: `Writes the project's and the global custom modes (built-in ones with --builtins) as the other
 agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
@@ -61,125 +134,17 @@ agent's files:
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
   gemini       .gemini/agents/<slug>.md      subagent; tools from the groups; deny rules per
                                              subagent in .gemini/policies/roo-modes.toml, named
-                                             in .gemini/settings.json (policyPaths)
-
-  --to AGENT            the target (required)
-  --mode SLUG           export this mode, built-in or not (repeatable; default: every custom mode)
-  --builtins            also export the built-in modes (their instructions name Roo-only tools)
-  --out DIR             where to write (default: the project root)
-  --project-root DIR    the project whose modes are read (default: $ROO_PROJECT_ROOT or .)
-  --config-dir DIR      global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)
-  --check               write nothing; exit 1 when a file differs from what export would write
-  --force               also replace files export did not write (its own are always updated)
-  --dry-run             print what would be written; write nothing
-  --lossy               (opencode, kilo) write "ask" where a fileRegex has no exact glob
-  --hook-command CMD    what hooks run instead of roo-modes-server (found on PATH): words, or a
-                        JSON array of words; repeatable, the words add up. \${CLAUDE_PROJECT_DIR}
-                        is left for Claude Code to fill in, e.g.
-                        --hook-command '\${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server'
-  --hook command|http   (claude-code) run the hook per call (default), or ask serve --http
-  --url URL             (--hook http) the endpoint (default ${DEFAULT_HOOK_URL})
-  --settings            (claude-code) also add one hook for every exported agent to
-                        .claude/settings.json (backed up): it also runs in claude -p
-  --settings-local      the same in .claude/settings.local.json
-  --enforce SLUG        (cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json
-                        (merged, backed up). Cursor tells a hook no rule or mode, so it holds in
-                        every agent chat of the project; one mode at a time
-  --plugin              (opencode, kilo) also write .opencode/plugins/roo-modes.js or
-                        .kilo/plugin/roo-modes.js: asks the hook before each call of an exported
-                        agent and blocks when refused or when no answer can be had
-  --plugin-url URL      (with --plugin) ask serve --http's endpoint instead of starting the hook,
-                        e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)
-  -h, --help            this text
-Claude Code hooks carry "onFailure": "block", honoured from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}: a hook that
+                                             in .gemini/settings.json (policyPaths)`,
+  options: OPTIONS,
+  check: usageProblem,
+  notes: `Claude Code hooks carry "onFailure": "block", honoured from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}: a hook that
 cannot run blocks the edit. Older versions ignore it and let the edit through.
 Exit status: 0 done (or, with --check, up to date), 1 something was refused, stale or could not be
 written, 2 bad usage.
 
 Enforcement elsewhere:
-${NO_TARGET.map((l) => `  ${l}`).join('\n')}
-`;
-
-interface ExportArgs {
-  help: boolean; to?: string; modes: string[]; out?: string; projectRoot?: string; configDir?: string;
-  force: boolean; dryRun: boolean; check: boolean; lossy: boolean; builtins: boolean;
-  settings?: keyof typeof SETTINGS_FILES; launcher: readonly string[]; hook: HookTransport;
-  enforce?: string; plugin: boolean; pluginUrl?: string;
-}
-
-/**
- * Reads --hook-command values: each is a JSON array of words, or words split as a POSIX shell
- * would (quotes kept literal, `${…}` left for the agent); the values add up. An error sentence
- * when a value is unusable.
- */
-function parseLauncher(values: readonly string[]): string[] | string {
-  const words: string[] = [];
-  for (const v of values) {
-    if (v.trimStart().startsWith('[')) {
-      let parsed: unknown;
-      try { parsed = JSON.parse(v); } catch (err) { return `--hook-command ${JSON.stringify(v)} is not a JSON array (${(err as Error).message})`; }
-      if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((w) => typeof w === 'string' && w !== '')) {
-        return `--hook-command ${JSON.stringify(v)}: a JSON array must hold non-empty strings`;
-      }
-      words.push(...(parsed as string[]));
-      continue;
-    }
-    try { words.push(...splitShellWords(v)); } catch (err) {
-      if (!(err instanceof ShellWordsError)) throw err;
-      return `--hook-command ${JSON.stringify(v)}: ${err.message}`;
-    }
-  }
-  return words.length > 0 ? words : '--hook-command names no command';
-}
-
-/** An http(s) URL for --url, or why not. */
-function hookUrl(value: string): string | { error: string } {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
-  } catch { /* reported below */ }
-  return { error: `--url ${JSON.stringify(value)} is not an http:// or https:// URL` };
-}
-
-function parseArgs(argv: readonly string[]): ExportArgs | string {
-  const f = readFlags(argv,
-    ['-h', '--help', '--force', '--dry-run', '--check', '--lossy', '--builtins', '--settings', '--settings-local', '--plugin'],
-    ['--to', '--mode', '--out', '--project-root', '--config-dir', '--hook-command', '--hook', '--url', '--enforce', '--plugin-url']);
-  if (typeof f === 'string') return f;
-  if (f.rest.length > 0) return `unexpected argument ${f.rest[0]}`;
-  const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
-  const has = (name: string): boolean => f.own.has(name);
-  const launcher = f.all.has('--hook-command') ? parseLauncher(f.all.get('--hook-command')!) : DEFAULT_LAUNCHER;
-  if (typeof launcher === 'string') return launcher;
-  const kind = v('--hook') ?? 'command';
-  if (kind !== 'command' && kind !== 'http') return `--hook ${JSON.stringify(kind)}: use command or http`;
-  const url = hookUrl(v('--url') ?? DEFAULT_HOOK_URL);
-  if (typeof url !== 'string') return url.error;
-  const a: ExportArgs = {
-    help: has('-h') || has('--help'), modes: f.all.get('--mode') ?? [],
-    force: has('--force'), dryRun: has('--dry-run'), check: has('--check'), lossy: has('--lossy'), builtins: has('--builtins'),
-    settings: has('--settings-local') ? 'local' : has('--settings') ? 'shared' : undefined,
-    to: v('--to'), out: v('--out'), projectRoot: v('--project-root'), configDir: v('--config-dir'),
-    launcher, hook: kind === 'http' ? { kind, url } : { kind },
-    enforce: v('--enforce'), plugin: has('--plugin'), pluginUrl: v('--plugin-url'),
-  };
-  if (!a.help && a.to === undefined) return '--to is required';
-  if (a.to !== undefined && !Object.prototype.hasOwnProperty.call(TARGETS, a.to)) return `unknown target "${a.to}"; use one of ${Object.keys(TARGETS).join(', ')}`;
-  if (has('--settings') && has('--settings-local')) return '--settings and --settings-local name two files; pick one';
-  if (a.settings !== undefined && a.to !== 'claude-code') return `--settings${a.settings === 'local' ? '-local' : ''} goes with --to claude-code`;
-  if (has('--hook') && a.to !== 'claude-code') return '--hook goes with --to claude-code';
-  if (has('--url') && kind !== 'http') return '--url goes with --hook http';
-  if (f.all.has('--hook-command') && kind === 'http') return '--hook-command goes with command hooks, not --hook http';
-  if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
-  if (a.lossy && a.to !== 'opencode' && a.to !== 'kilo') return '--lossy goes with --to opencode or kilo';
-  if (a.plugin && a.to !== 'opencode' && a.to !== 'kilo') return '--plugin goes with --to opencode or kilo';
-  if (a.enforce !== undefined && a.to !== 'cursor') return '--enforce goes with --to cursor';
-  if (a.pluginUrl !== undefined && !a.plugin) return '--plugin-url goes with --plugin';
-  if (a.pluginUrl !== undefined && !/^https?:\/\/[^/?#]+\/[^?#]*$/.test(a.pluginUrl)) return `--plugin-url ${a.pluginUrl} is not an http(s) URL with a path and no query, such as http://127.0.0.1:3000/hooks/claude-code`;
-  if (a.enforce !== undefined && (f.all.get('--enforce')?.length ?? 0) > 1) return '--enforce takes one mode: Cursor runs every hook on every call, so two would hold each chat to both modes';
-  if (a.enforce !== undefined && a.modes.length > 0 && !a.modes.includes(a.enforce)) return `--enforce ${a.enforce} names a mode this export leaves out; add --mode ${a.enforce}`;
-  return a;
-}
+${NO_TARGET.map((l) => `  ${l}`).join('\n')}`,
+};
 
 async function readIfExists(path: string): Promise<string | null> {
   try { return await readFile(path, 'utf8'); } catch (err) {
@@ -199,23 +164,26 @@ const ENFORCEMENT: Readonly<Record<string, (ctx: ExportContext) => string>> = {
 const machinePath = (word: string): boolean => !word.startsWith('${') && (isAbsolute(word) || /^[A-Za-z]:[\\/]/.test(word));
 
 export async function runExport(argv: string[], io: ExportIo): Promise<number> {
-  const args = parseArgs(argv);
-  if (typeof args === 'string') { io.err(`export: ${args} (see roo-modes-server export --help)\n`); return 2; }
-  if (args.help) { io.out(USAGE); return 0; }
+  const args = readCommand(COMMAND, argv, io);
+  if (typeof args === 'number') return args;
   const target = args.to!;
+  const settings = args.settingsLocal ? 'local' : args.settings ? 'shared' : undefined;
+  const enforce = args.enforce[0];
+  const hook: HookTransport = args.hook === 'http' ? { kind: 'http', url: args.url } : { kind: 'command' };
   const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env));
   const outDir = resolve(expandHome(args.out ?? projectRoot, io.env));
   const catalogue = await loadCatalogue({
     projectRoot, configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), io.env)),
     globalModesFile: null, convertDocument: convertLegacyRoles,
   });
-  const unknown = args.modes.filter((s) => !catalogue.get(s));
-  if (unknown.length > 0) { io.err(`export: unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
+  const unknown = args.mode.filter((s) => !catalogue.get(s));
+  if (unknown.length > 0) { io.err(`${usageMessage('export', `unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
   // Built-in modes' instructions name Roo-only tools (new_task, attempt_completion): only on request.
-  const modes = args.modes.length > 0 ? [...new Set(args.modes)].map((s) => catalogue.get(s)!)
+  const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!)
     : catalogue.modes.filter((m) => args.builtins || m.source !== 'builtin');
-  if (args.enforce !== undefined && !catalogue.get(args.enforce)) { io.err(`export: unknown mode ${args.enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}\n`); return 2; }
-  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand: args.launcher, hook: args.hook, lossy: args.lossy, enforce: args.enforce };
+  if (enforce !== undefined && !catalogue.get(enforce)) { io.err(`${usageMessage('export', `unknown mode ${enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
+  const entryCommand = args.hookCommand.length > 0 ? args.hookCommand.flat() : DEFAULT_LAUNCHER;
+  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand, hook, lossy: args.lossy, enforce };
 
   // A broken mode file is reported, not fatal: its good modes (and the others) still export.
   const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
@@ -241,14 +209,14 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
-  if (args.modes.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
-  if (args.settings !== undefined) {
+  if (args.mode.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
+  if (settings !== undefined) {
     const entry = hookEntry(claudeHook(ctx, null));
-    failed = !(await mergeInto(join(outDir, SETTINGS_FILES[args.settings]), (text) => mergeHooks(text, entry), 'one hook for every exported agent, by agent_type', args, io, report)) || failed;
+    failed = !(await mergeInto(join(outDir, SETTINGS_FILES[settings]), (text) => mergeHooks(text, entry), 'one hook for every exported agent, by agent_type', args, io, report)) || failed;
   }
-  if (args.enforce !== undefined) {
-    const entry = cursorHookEntry(ctx, args.enforce);
-    failed = !(await mergeInto(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, entry), `preToolUse hook for mode ${args.enforce}`, args, io, report)) || failed;
+  if (enforce !== undefined) {
+    const entry = cursorHookEntry(ctx, enforce);
+    failed = !(await mergeInto(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, entry), `preToolUse hook for mode ${enforce}`, args, io, report)) || failed;
   }
   if (target === 'gemini') {
     const gemini = await writeGeminiPolicy(outDir, exported, catalogue, ctx, {
@@ -264,11 +232,11 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     failed = !(await place(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }), args, io, report)) || failed;
   }
   const enforcement = ENFORCEMENT[target];
-  const claudeHooks = enforcement !== undefined && (args.settings !== undefined || modes.some((m) => m.compiled.edit));
+  const claudeHooks = enforcement !== undefined && (settings !== undefined || modes.some((m) => m.compiled.edit));
   if (claudeHooks) report.push(`  enforcement: ${enforcement(ctx)}`);
-  for (const note of enforcementNotes(target, { enforce: args.enforce, plugin })) report.push(`  enforcement: ${note}`);
+  for (const note of enforcementNotes(target, { enforce, plugin })) report.push(`  enforcement: ${note}`);
   // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin) needs them to exist there.
-  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || args.enforce !== undefined || (plugin && args.pluginUrl === undefined);
+  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined || (plugin && args.pluginUrl === undefined);
   const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;

@@ -1,6 +1,7 @@
 // `roo-modes-server generate-config`: prints the complete default configuration. The values are
 // the schema's defaults (src/config.ts reads them), so this output and the schema cannot drift.
 import { defaultConfig } from '../config.js';
+import { readCommand, type Command } from './options.js';
 
 /**
  * Where the printed file finds its schema: the package inside the project's node_modules, named
@@ -9,19 +10,19 @@ import { defaultConfig } from '../config.js';
  */
 export const CONFIG_SCHEMA_REF = './node_modules/roo-modes-server/schemas/config.schema.json';
 
-export async function runGenerateConfig(argv: string[], io: { out(text: string): void; err(text: string): void }): Promise<number> {
-  if (argv.includes('--help') || argv.includes('-h')) {
-    io.out([
-      'Usage: roo-modes-server generate-config > roo-modes.config.json',
-      'Prints a complete default configuration (every key with its default). Pass it with --config.',
-      `Its "$schema" is ${CONFIG_SCHEMA_REF}:`,
-      'editors find the schema there when the package is a dependency of the project and the file',
-      'sits at the project root. It names no path of this machine, so the file can be committed.',
-      '',
-    ].join('\n'));
-    return 0;
-  }
-  if (argv.length > 0) { io.err(`generate-config: unexpected argument ${JSON.stringify(argv[0])}\n`); return 2; }
+const COMMAND: Command<readonly []> = {
+  name: 'generate-config',
+  usage: ['> roo-modes.config.json'],
+  about: `Prints a complete default configuration (every key with its default). Pass it with --config.
+Its "$schema" is ${CONFIG_SCHEMA_REF}:
+editors find the schema there when the package is a dependency of the project and the file
+sits at the project root. It names no path of this machine, so the file can be committed.`,
+  options: [],
+};
+
+export async function runGenerateConfig(argv: string[], io: { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }): Promise<number> {
+  const args = readCommand(COMMAND, argv, io);
+  if (typeof args === 'number') return args;
   io.out(`${JSON.stringify({ $schema: CONFIG_SCHEMA_REF, ...defaultConfig() }, null, 2)}\n`);
   return 0;
 }

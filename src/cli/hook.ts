@@ -7,7 +7,7 @@ import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
 import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
-import { expandHome, readFlags } from './flags.js';
+import { expandHome, meant, readCommand, type Command, type Option, type Values } from './options.js';
 
 export interface HookIo {
   out(text: string): void;
@@ -27,10 +27,25 @@ const MAX_EVENT_BYTES = 64 * 1024 * 1024;
  */
 const CURSOR_NO_OBJECTION = `${JSON.stringify({ permission: 'allow' })}\n`;
 
-const USAGE = `Usage: roo-modes-server hook claude-code (--mode SLUG | --by-agent) [options]
-       roo-modes-server hook cursor --mode SLUG [options]
+const TARGETS = ['claude-code', 'cursor'] as const;
+type Target = (typeof TARGETS)[number];
 
-Reads one pre-tool event (JSON on stdin) and applies the mode's rules to it, the rules of
+const OPTIONS = [
+  { name: '--mode', kind: 'string', value: 'SLUG', help: 'the mode to enforce' },
+  { name: '--by-agent', kind: 'switch', help: `(claude-code) the mode whose exported agent name (the slug lower-cased) is the event's agent_type; no objection outside such a subagent. For one hook in .claude/settings.json that serves every exported agent.` },
+  { name: '--project-root', kind: 'path', value: 'DIR', help: `the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR first; else the event's cwd or first workspace root)` },
+  { name: '--agent', kind: 'string', value: 'NAME', help: "judge only calls made by this subagent (the event's agent_type); every other call passes" },
+  { name: '--edits-only', kind: 'switch', help: 'judge only edit tools; others pass' },
+  { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
+  { name: '--global-modes-file', kind: 'path', value: 'FILE', help: 'the global modes file to use instead' },
+] as const satisfies readonly Option[];
+
+type HookArgs = Values<typeof OPTIONS>;
+
+const COMMAND: Command<typeof OPTIONS> = {
+  name: 'hook',
+  usage: ['claude-code (--mode SLUG | --by-agent) [options]', 'cursor --mode SLUG [options]'],
+  about: `Reads one pre-tool event (JSON on stdin) and applies the mode's rules to it, the rules of
 validate_tool_use: the tool's group, the edit group's file pattern, the project root.
 
 claude-code answers Claude Code's PreToolUse event, and the same event as VS Code's agent hooks
@@ -44,62 +59,29 @@ cursor answers Cursor's preToolUse event (use it with "failClosed": true in .cur
   refused        exit 2, {"permission":"deny","user_message":…,"agent_message":…} on stdout
                  and the reason on stderr
   cannot judge   exit 2, reason on stderr, nothing on stdout
-A tool no agent is known to call gets no objection: VS Code and Cursor send every tool to the hook.
-
-  --mode SLUG            the mode to enforce
-  --by-agent             (claude-code) the mode whose exported agent name (the slug lower-cased)
-                         is the event's agent_type; no objection outside such a subagent. For one
-                         hook in .claude/settings.json that serves every exported agent.
-  --project-root DIR     the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR
-                         first; else the event's cwd or first workspace root)
-  --agent NAME           judge only calls made by this subagent (the event's agent_type); every
-                         other call passes
-  --edits-only           judge only edit tools; others pass
-  --config-dir DIR       global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)
-  --global-modes-file F  the global modes file to use instead
-  -h, --help             this text
-`;
-
-type Target = 'claude-code' | 'cursor';
-
-interface HookArgs {
-  help: boolean; target?: Target; mode?: string; byAgent: boolean; projectRoot?: string; agent?: string; editsOnly: boolean;
-  configDir?: string; globalModesFile?: string;
-}
-
-function parseArgs(argv: readonly string[]): HookArgs | string {
-  const f = readFlags(argv, ['-h', '--help', '--edits-only', '--by-agent'], ['--mode', '--project-root', '--agent', '--config-dir', '--global-modes-file']);
-  if (typeof f === 'string') return f;
-  const [target, extra] = f.rest;
-  if (target?.startsWith('-')) return `unexpected argument ${target}`;
-  if (extra !== undefined) return `unexpected argument ${extra}`;
-  const v = (name: string): string | undefined => f.own.get(name) as string | undefined;
-  const help = f.own.has('-h') || f.own.has('--help');
-  if (!help && target !== 'claude-code' && target !== 'cursor') {
-    return target === undefined ? 'say which host: hook claude-code or hook cursor' : `unknown hook host "${target}"; use claude-code or cursor`;
-  }
-  return {
-    help, editsOnly: f.own.has('--edits-only'), byAgent: f.own.has('--by-agent'), target: target as Target | undefined,
-    mode: v('--mode'), projectRoot: v('--project-root'), agent: v('--agent'), configDir: v('--config-dir'), globalModesFile: v('--global-modes-file'),
-  };
-}
+A tool no agent is known to call gets no objection: VS Code and Cursor send every tool to the hook.`,
+  options: OPTIONS,
+  operands: true,
+  check: usageProblem,
+};
 
 /** Why the arguments cannot work together, or null. */
 function usageProblem(args: HookArgs): string | null {
+  const [target, extra] = args.operands;
+  if (target === undefined) return 'say which host: hook claude-code or hook cursor';
+  if (!(TARGETS as readonly string[]).includes(target)) return `unknown hook host ${JSON.stringify(target)}; use claude-code or cursor${meant(target, TARGETS)}`;
+  if (extra !== undefined) return `unexpected argument ${JSON.stringify(extra)}`;
   if (args.mode !== undefined && args.byAgent) return '--mode and --by-agent exclude each other';
-  if (args.byAgent && args.target === 'cursor') return 'Cursor sends no agent_type: hook cursor takes --mode';
+  if (args.byAgent && target === 'cursor') return 'Cursor sends no agent_type: hook cursor takes --mode';
   if (args.byAgent && args.agent !== undefined) return '--by-agent already picks the subagent: drop --agent';
-  if (args.mode === undefined && !args.byAgent) return args.target === 'cursor' ? '--mode is required' : '--mode (or --by-agent) is required';
+  if (args.mode === undefined && !args.byAgent) return target === 'cursor' ? '--mode is required' : '--mode (or --by-agent) is required';
   return null;
 }
 
 export async function runHook(argv: string[], io: HookIo): Promise<number> {
   const fail = (why: string): number => { io.err(`roo-modes-server hook: ${why}\n`); return 2; };
-  const args = parseArgs(argv);
-  if (typeof args === 'string') return fail(`${args} (see roo-modes-server hook --help)`);
-  if (args.help) { io.out(USAGE); return 0; }
-  const problem = usageProblem(args);
-  if (problem !== null) return fail(problem);
+  const args = readCommand(COMMAND, argv, io);
+  if (typeof args === 'number') return args;
   try {
     return await judge(args, io, fail);
   } catch (err) {
@@ -118,8 +100,9 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
     if (err instanceof HookInputError) return fail(err.message);
     throw err;
   }
-  const cursor = args.target === 'cursor' || event.host === 'cursor';
-  const none = (): number => { if (args.target === 'cursor') io.out(CURSOR_NO_OBJECTION); return 0; };
+  const target = args.operands[0] as Target;
+  const cursor = target === 'cursor' || event.host === 'cursor';
+  const none = (): number => { if (target === 'cursor') io.out(CURSOR_NO_OBJECTION); return 0; };
   if (args.agent !== undefined && event.agentType !== args.agent) return none();
   if (args.byAgent && event.agentType === null) return none();
   const env = io.env;
@@ -141,7 +124,7 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
   if (!verdict.deny) return none();
   if (!cursor) { io.out(`${JSON.stringify(claudeDenial(verdict.reason))}\n`); return 0; }
   // Cursor blocks on exit 2 whatever it makes of stdout, so a lost answer still blocks; stderr carries the reason too.
-  const answer = args.target === 'cursor' ? cursorDenial(verdict.reason) : { ...cursorDenial(verdict.reason), ...claudeDenial(verdict.reason) };
+  const answer = target === 'cursor' ? cursorDenial(verdict.reason) : { ...cursorDenial(verdict.reason), ...claudeDenial(verdict.reason) };
   io.out(`${JSON.stringify(answer)}\n`);
   io.err(`${verdict.reason}\n`);
   return 2;

@@ -7,61 +7,26 @@ import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
 import type { MatrixPlace } from '../app/matrix.js';
 import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
-import { expandHome } from './flags.js';
+import { expandHome, readCommand, type Command, type Option } from './options.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
 
-export interface ModeArgs {
-  help: boolean;
-  json: boolean;
-  /** `--matrix`: the modes × tool groups grid. */
-  matrix: boolean;
-  /** `--html FILE`: the modes view written as a page that needs no host (absolute path). */
-  html: string | null;
-  projectRoot: string;
-  configDir: string;
-  globalModesFile: string | null;
-  /** Positional arguments (files, for validate). */
-  rest: string[];
-}
+/** Where the modes come from: modes, validate, export-mode and import-mode take these options. */
+export const SOURCE_OPTIONS = [
+  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project (default: $ROO_PROJECT_ROOT or the current directory)' },
+  { name: '--config-dir', kind: 'path', value: 'DIR', help: 'the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
+  { name: '--global-modes-file', kind: 'path', value: 'FILE', help: "use this global modes file instead of the config dir's" },
+] as const satisfies readonly Option[];
 
-const VALUE_FLAGS = ['--project-root', '--config-dir', '--global-modes-file'] as const;
+export interface ModeSources { projectRoot: string; configDir: string; globalModesFile: string | null }
 
-/** Parses the flags both subcommands share; returns an error sentence on bad usage. */
-export function parseModeArgs(argv: readonly string[], env: NodeJS.ProcessEnv, allowJson: boolean): ModeArgs | string {
-  const values = new Map<string, string>();
-  const rest: string[] = [];
-  let help = false;
-  let json = false;
-  let matrix = false;
-  let html: string | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const eq = arg.indexOf('=');
-    const flag = arg.startsWith('--') && eq > 0 ? arg.slice(0, eq) : arg;
-    if (arg === '--help' || arg === '-h') help = true;
-    else if (arg === '--json' && allowJson) json = true;
-    else if (arg === '--matrix' && allowJson) matrix = true;
-    else if (flag === '--html' && allowJson) {
-      const value = flag === arg ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined || value === '') return '--html needs a file';
-      html = resolve(expandHome(value, env));
-    }
-    else if ((VALUE_FLAGS as readonly string[]).includes(flag)) {
-      const value = flag === arg ? argv[++i] : arg.slice(eq + 1);
-      if (value === undefined || value === '') return `${flag} needs a value`;
-      values.set(flag, value);
-    } else if (arg.startsWith('-') && arg !== '-') return `unknown option: ${arg}`;
-    else rest.push(arg);
-  }
-  const pick = (flag: string, envName: string, fallback: string): string =>
-    resolve(expandHome(values.get(flag) ?? (env[envName] || fallback), env));
-  const globalFile = values.get('--global-modes-file');
+/** The folders and file the source options name, each absolute, the environment filling what is not given. */
+export function modeSources(v: { projectRoot?: string | undefined; configDir?: string | undefined; globalModesFile?: string | undefined }, env: NodeJS.ProcessEnv): ModeSources {
+  const pick = (given: string | undefined, envName: string, fallback: string): string => resolve(expandHome(given ?? (env[envName] || fallback), env));
   return {
-    help, json, matrix, html, rest,
-    projectRoot: pick('--project-root', 'ROO_PROJECT_ROOT', process.cwd()),
-    configDir: pick('--config-dir', 'ROO_CONFIG_DIR', '~/.roo-code'),
-    globalModesFile: globalFile === undefined ? null : resolve(expandHome(globalFile, env)),
+    projectRoot: pick(v.projectRoot, 'ROO_PROJECT_ROOT', process.cwd()),
+    configDir: pick(v.configDir, 'ROO_CONFIG_DIR', '~/.roo-code'),
+    globalModesFile: v.globalModesFile === undefined ? null : resolve(v.globalModesFile),
   };
 }
 
@@ -71,21 +36,23 @@ export { formatIssue };
 const groupLabel = (g: GroupEntry): string =>
   typeof g === 'string' ? g : g[1].fileRegex !== undefined ? `${g[0]}(${g[1].fileRegex})` : g[0];
 
-const USAGE = `Usage: roo-modes-server modes [--json | --matrix | --html FILE] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]
+const OPTIONS = [
+  { name: '--json', kind: 'switch', help: 'print {"modes": [...], "errors": [...], "warnings": [...], "global_modes_file": ...} instead of a table' },
+  { name: '--matrix', kind: 'switch', help: 'print the modes × tool groups grid, with each file pattern' },
+  { name: '--html', kind: 'path', value: 'FILE', help: 'write the modes view (the MCP Apps page list_modes shows in hosts that render it) to FILE, with the modes inside: a page any browser opens' },
+  ...SOURCE_OPTIONS,
+] as const satisfies readonly Option[];
 
-Lists the modes in force and the file each came from: project (.roomodes or the active mode
+const COMMAND: Command<typeof OPTIONS> = {
+  name: 'modes',
+  usage: ['[--json | --matrix | --html FILE] [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE]'],
+  about: `Lists the modes in force and the file each came from: project (.roomodes or the active mode
 set, then .kilocodemodes), global (modes.yaml or custom_modes.yaml in the config dir, else Roo
 Code's own in an editor's storage; then Kilo Code's global files) and built-in, with any problems
-found in those files.
-
-  --json                 print {"modes": [...], "errors": [...], "warnings": [...], "global_modes_file": ...} instead of a table
-  --matrix               print the modes × tool groups grid, with each file pattern
-  --html FILE            write the modes view (the MCP Apps page list_modes shows in hosts that
-                         render it) to FILE, with the modes inside: a page any browser opens
-  --project-root DIR     the project (default: $ROO_PROJECT_ROOT or the current directory)
-  --config-dir DIR       the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)
-  --global-modes-file F  use this global modes file instead of the config dir's
-`;
+found in those files.`,
+  options: OPTIONS,
+  check: (v) => ([v.json, v.matrix, v.html !== undefined].filter(Boolean).length > 1 ? '--json, --matrix and --html exclude each other' : null),
+};
 
 /** One row per mode, one column per group: ✓, · (not allowed), or the edit group's file pattern. */
 function matrixRows(modes: readonly Mode[]): string[][] {
@@ -103,28 +70,12 @@ function table(rows: string[][]): string {
 }
 
 export async function runModes(argv: string[], io: CliIo): Promise<number> {
-  const args = parseModeArgs(argv, io.env, true);
-  if (typeof args === 'string') {
-    io.err(`modes: ${args} (see roo-modes-server modes --help)\n`);
-    return 2;
-  }
-  if (args.help) {
-    io.out(USAGE);
-    return 0;
-  }
-  if (args.rest.length > 0) {
-    io.err(`modes: unexpected argument ${JSON.stringify(args.rest[0])} (see roo-modes-server modes --help)\n`);
-    return 2;
-  }
-  if ([args.json, args.matrix, args.html !== null].filter(Boolean).length > 1) {
-    io.err('modes: --json, --matrix and --html exclude each other (see roo-modes-server modes --help)\n');
-    return 2;
-  }
-  const cat = await loadCatalogue({
-    projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile, homeDir: io.env.HOME || homedir(), env: io.env,
-  });
+  const args = readCommand(COMMAND, argv, io);
+  if (typeof args === 'number') return args;
+  const sources = modeSources(args, io.env);
+  const cat = await loadCatalogue({ ...sources, homeDir: io.env.HOME || homedir(), env: io.env });
   const globalLine = `Global modes file: ${cat.globalFile ?? 'none found'}\n`;
-  if (args.html !== null) return writeHtml(args.html, cat, { projectRoot: args.projectRoot, homeDir: io.env.HOME || homedir() }, io);
+  if (args.html !== undefined) return writeHtml(resolve(args.html), cat, { projectRoot: sources.projectRoot, homeDir: io.env.HOME || homedir() }, io);
   if (args.json) {
     const modes = cat.modes.map((m) => ({
       slug: m.slug, name: m.name, source: m.source, ...(m.file !== undefined ? { file: m.file } : {}),

@@ -2,32 +2,29 @@
 // exit code 1 when any were found. Reads files only; never writes or changes anything.
 import { resolve } from 'node:path';
 import { readModeLayer, resolveModeFiles } from '../modes/catalogue.js';
-import { formatIssue, parseModeArgs, type CliIo } from './modes.js';
+import { formatIssue, modeSources, SOURCE_OPTIONS, type CliIo } from './modes.js';
+import { readCommand, type Command } from './options.js';
 
-const USAGE = `Usage: roo-modes-server validate [--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]
-
-Checks mode files (.roomodes, .kilocodemodes, custom_modes.yaml, mode sets) by Roo Code's rules and
+const COMMAND: Command<typeof SOURCE_OPTIONS> = {
+  name: 'validate',
+  usage: ['[--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]'],
+  about: `Checks mode files (.roomodes, .kilocodemodes, custom_modes.yaml, mode sets) by Roo Code's rules and
 prints each problem as file:line:column: message. Without FILE it checks every source file that
 exists (see the precedence table in the README), Roo Code's own global file in an editor's storage
 included when the config dir has none.
-Exits 1 when a problem was found, 0 otherwise.
-`;
+Exits 1 when a problem was found, 0 otherwise.`,
+  options: SOURCE_OPTIONS,
+  operands: true,
+};
 
 export async function runValidate(argv: string[], io: CliIo): Promise<number> {
-  const args = parseModeArgs(argv, io.env, false);
-  if (typeof args === 'string') {
-    io.err(`validate: ${args} (see roo-modes-server validate --help)\n`);
-    return 2;
-  }
-  if (args.help) {
-    io.out(USAGE);
-    return 0;
-  }
+  const args = readCommand(COMMAND, argv, io);
+  if (typeof args === 'number') return args;
   let targets: { file: string; jsonFallback: boolean; explicit: boolean }[];
-  if (args.rest.length > 0) {
-    targets = args.rest.map((f) => ({ file: resolve(f), jsonFallback: true, explicit: true }));
+  if (args.operands.length > 0) {
+    targets = args.operands.map((f) => ({ file: resolve(f), jsonFallback: true, explicit: true }));
   } else {
-    const found = await resolveModeFiles({ projectRoot: args.projectRoot, configDir: args.configDir, globalModesFile: args.globalModesFile, env: io.env });
+    const found = await resolveModeFiles({ ...modeSources(args, io.env), env: io.env });
     targets = found.layers.map((l) => ({ file: l.file, jsonFallback: l.jsonFallback, explicit: false }));
     for (const note of found.notices) io.out(`${formatIssue(note)} (note)\n`);
   }

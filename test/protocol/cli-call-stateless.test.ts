@@ -63,5 +63,5 @@ test('fails loudly against a server that does not speak 2026-07-28, and refuses 
   assert.match(legacy.err, /server\/discover|2026-07-28/);
   const bad = await call(['echo', '--protocol', '2027-01-01']);
   assert.equal(bad.code, 2);
-  assert.match(bad.err, /--protocol expects one of 2026-07-28, 2025-11-25/);
+  assert.match(bad.err, /--protocol "2027-01-01": use one of 2026-07-28, 2025-11-25/);
 });

@@ -136,7 +136,7 @@ test('exits 2 on usage errors with a pointer to --help', async () => {
   for (const argv of [[], ['a', 'b'], ['echo', '--bogus'], ['echo', '--json', '[1]'], ['echo', '--arg', 'novalue'], ['echo', '--timeout', 'soon'], ['echo', '--server', "'unclosed"]]) {
     const r = await call(argv);
     assert.equal(r.code, 2, `argv ${JSON.stringify(argv)}`);
-    assert.match(r.err, /^usage error: .*\nRun "roo-modes-server call --help"/, `argv ${JSON.stringify(argv)}`);
+    assert.match(r.err, /^roo-modes-server call: .* \(see roo-modes-server call --help\)\n$/, `argv ${JSON.stringify(argv)}`);
   }
 });
 

@@ -205,7 +205,7 @@ test('--check writes nothing and fails on a stale, hand-edited, missing or left-
 test('export refuses bad usage, unknown modes and a fileRegex with no exact glob (or writes ask with --lossy)', async (t) => {
   const { root, env } = project(t, UNTRANSLATABLE);
   for (const [args, why] of [
-    [[], /--to is required/], [['--to', 'windsurf'], /unknown target "windsurf"/], [['--to', 'kilo', '--mode', 'nope'], /unknown mode nope/],
+    [[], /--to is required/], [['--to', 'windsurf'], /--to "windsurf": use one of claude-code, /], [['--to', 'kilo', '--mode', 'nope'], /unknown mode nope/],
     [['--to', 'cursor', '--settings'], /--settings goes with --to claude-code/],
     [['--to', 'cursor', '--settings-local'], /--settings-local goes with --to claude-code/],
     [['--to', 'claude-code', '--settings', '--settings-local'], /pick one/],
@@ -218,7 +218,7 @@ test('export refuses bad usage, unknown modes and a fileRegex with no exact glob
     [['--to', 'claude-code', '--hook-command', '[npx'], /is not a JSON array/],
     [['--to', 'claude-code', '--hook-command', "'npx"], /unterminated single quote/],
     [['--to', 'claude-code', '--check', '--dry-run'], /--check writes nothing/],
-    [['--to', 'constructor'], /unknown target "constructor"/], [['toString', '--to', 'kilo'], /unexpected argument toString/],
+    [['--to', 'constructor'], /--to "constructor": use one of /], [['toString', '--to', 'kilo'], /unexpected argument "toString"/],
   ] as [string[], RegExp][]) {
     const r = await runCli(['export', ...args], { env, cwd: root });
     assert.equal(r.code, 2, args.join(' '));

@@ -1,6 +1,7 @@
 // Messages a new user meets in the first hour, through the built server and CLI: mode-file problems
 // logged at start and on each reload, a "not found" that names the file that failed, a misplaced
-// fileRegex with its line and a hint, unknown names listed in the message, and import-mode's report.
+// fileRegex with its line and a hint, unknown names listed in the message, import-mode's report, and
+// the CLI's usage errors (one form, with a guess at a mistyped command, flag or value).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, writeFileSync } from 'node:fs';
@@ -140,4 +141,22 @@ test('import-mode says what it did with the rules folder: none is created for an
   const again = await runCli(['import-mode', exported, '--project-root', project]);
   assert.match(again.stdout, /- docs-writer: replaced; removed .*rules-docs-writer \(1 old entry\): the import has no rules files$/m);
   assert.equal(existsSync(join(project, '.roo', 'rules-docs-writer')), false);
+});
+
+test('a mistyped command, flag or value is named with the one most likely meant, in the one usage-error form', async () => {
+  const cases: [string[], string][] = [
+    [['modez'], 'roo-modes-server: unknown command "modez"; did you mean "modes"? (see roo-modes-server --help)'],
+    [['--projct-root', '.'], 'roo-modes-server: unknown option "--projct-root"; did you mean "--project-root"? (see roo-modes-server --help)'],
+    [['export', '--to', 'claude-code', '--dryrun'], 'roo-modes-server export: unknown option "--dryrun"; did you mean "--dry-run"? (see roo-modes-server export --help)'],
+    [['call', 'list_modes', '--time-out', '5'], 'roo-modes-server call: unknown option "--time-out"; did you mean "--timeout"? (see roo-modes-server call --help)'],
+    [['hook', 'cursr', '--mode', 'code'], 'roo-modes-server hook: unknown hook host "cursr"; use claude-code or cursor; did you mean "cursor"? (see roo-modes-server hook --help)'],
+    [['add-to-mcp-config', '--client', 'vscod'], 'roo-modes-server add-to-mcp-config: --client "vscod": use one of claude, claude-code, vscode, roo or cursor; did you mean "vscode"? (see roo-modes-server add-to-mcp-config --help)'],
+    [['modes', '--bogus'], 'roo-modes-server modes: unknown option "--bogus" (see roo-modes-server modes --help)'],
+  ];
+  for (const [args, message] of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, 2, args.join(' '));
+    assert.equal(r.stderr, `${message}\n`);
+    assert.equal(r.stdout, '');
+  }
 });

@@ -63,7 +63,7 @@ test('modes --help prints usage; an unknown option is a usage error', async () =
   assert.match(h.out(), /Usage: roo-modes-server modes/);
   const u = io();
   assert.equal(await runModes(['--bogus'], u.io), 2);
-  assert.match(u.err(), /unknown option: --bogus/);
+  assert.match(u.err(), /^roo-modes-server modes: unknown option "--bogus"/);
   assert.equal(await runModes(['--project-root'], io().io), 2);
 });
 

@@ -40,5 +40,5 @@ test('export-mode and import-mode print their usage and refuse bad usage with ex
   assert.equal(await runExportMode([], io), 2);
   assert.equal(await runImportMode(['a', 'b'], io), 2);
   assert.equal(await runImportMode(['--bogus', 'a'], io), 2);
-  assert.match(captured.err, /unknown option: --bogus/);
+  assert.match(captured.err, /roo-modes-server import-mode: unknown option "--bogus"/);
 });
