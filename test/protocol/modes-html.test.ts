@@ -40,7 +40,7 @@ test('modes --html refuses a missing file name, a second output form, and a fold
   const home = folder(t);
   const missing = await runCli(['modes', '--html'], { home });
   assert.equal(missing.code, 2);
-  assert.match(missing.stderr, /^modes: --html needs a file/);
+  assert.match(missing.stderr, /^roo-modes-server modes: --html needs a value \(see roo-modes-server modes --help\)/);
   const both = await runCli(['modes', '--json', '--html', join(home, 'x.html')], { home });
   assert.equal(both.code, 2);
   assert.match(both.stderr, /--json, --matrix and --html exclude each other/);
