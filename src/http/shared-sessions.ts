@@ -8,7 +8,7 @@ import { catalogueDigest } from '../modes/catalogue-digest.js';
 import type { ModeRegistry } from '../modes/registry.js';
 import type { Logger } from '../log.js';
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
-import type { SharedChange, SharedSession } from '../mcp/server.js';
+import type { SharedChange, SharedSession } from '../mcp/server-ports.js';
 import { ERROR_CODES, InvalidParamsError, InvalidRequestError, RpcError, SessionStoreError } from '../rpc/errors.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
 import { RedisEventLog, ResumeRefusedError, type Replay } from './event-log.js';

@@ -5,17 +5,15 @@ import { fileURLToPath } from 'node:url';
 import { InvalidParamsError } from '../rpc/errors.js';
 import { isRecord, type Params } from '../rpc/jsonrpc.js';
 import type { MethodTable, NotificationHandler, RequestContext, RequestHandler } from '../rpc/dispatch.js';
-import { levelRank, LOG_LEVELS, parseLogLevel, type LogLevel, type LogSink, type Logger } from '../log.js';
-import { Lifecycle, atLeast, negotiateVersion } from './lifecycle.js';
+import { levelRank, LOG_LEVELS, parseLogLevel, type LogLevel } from '../log.js';
+import { atLeast, negotiateVersion } from './lifecycle.js';
 import { CACHE_HINTS, MODERN_VERSIONS, ROO_EVENTS_EXTENSION, resultDecoration, servedIn } from './eras.js';
 import { Subscriptions } from './subscriptions.js';
 import { affectedUris, isModeUri } from './mode-uris.js';
 import { offersApps, UI_CAPABILITY } from './apps.js';
 import type { ModeResources } from './resources.js';
 import type { PromptDeps } from './prompts.js';
-import type { ToolListing, ToolRegistry } from './tools.js';
-import type { Catalogue } from '../modes/catalogue.js';
-import type { CompiledMode } from '../modes/permissions.js';
+import type { ConnectionPort, FeatureServices, McpServerOptions, SharedSession, SharedState } from './server-ports.js';
 
 export const SERVER_NAME = 'roo-modes-server';
 
@@ -25,61 +23,6 @@ const INSTRUCTIONS = [
   'validate_tool_use answers whether the task\'s mode may use a tool (and file) before you act; switch_mode moves the task to a mode that can;',
   'complete_task finishes it. Modes are also readable as resources (mode://{slug}, /config, /system_prompt) and as prompts named by slug.',
 ].join(' ');
-
-/** What the method table needs from the running connection. */
-export interface ConnectionPort {
-  lifecycle: Lifecycle;
-  notify(method: string, params?: Params): boolean;
-  requestClient(method: string, params: Params | undefined, timeoutMs: number): Promise<unknown>;
-}
-
-/** What the method table uses of the feature services (src/services.ts provides them, loaded on first use). */
-export interface FeatureServices {
-  readonly tools: Pick<ToolRegistry, 'call'>;
-  readonly modes: { readonly current: Catalogue };
-  readonly config: { readonly server: { readonly page_size: number } };
-  /** A project root was configured: the client's roots are then not asked for. */
-  readonly projectRootConfigured: boolean;
-  systemPrompt(mode: CompiledMode): Promise<string>;
-  /** Serves the modes of the client's root (when none was configured). */
-  adoptClientRoot(root: string): Promise<void>;
-}
-
-export interface McpServerOptions {
-  version: string;
-  /** Starts (once) and returns the feature services: loaded on first use, so an idle server stays small. */
-  services: () => Promise<FeatureServices>;
-  /**
-   * Starts (once) the mode catalogue and its file watch, without the other services; settles when
-   * edits are announced. Its first load logs the mode files' problems. Called right behind the
-   * first answer, and awaited by subscriptions/listen, so whoever could be told of a change is.
-   */
-  modes: () => Promise<unknown>;
-  /** tools/list from the spec files, without the feature modules. */
-  listing: () => Promise<ToolListing>;
-  /** Load the services right after initialize (the IPC bridge must connect to push events). */
-  preload: boolean;
-  /** A Roo IPC bridge is configured (its events can be listened to in the stateless era). */
-  rooEvents?: boolean;
-  sink: LogSink;
-  log: Logger;
-}
-
-/** A legacy session's state as other replicas may have set it (src/http/shared-sessions.ts). */
-export interface SharedState {
-  logLevel: LogLevel | null;
-  subscriptions: readonly string[];
-  initialized: boolean;
-}
-
-/** A change of the session's state, kept where every replica reads it. */
-export type SharedChange = { logLevel: LogLevel } | { subscribe: string } | { unsubscribe: string } | { initialized: true };
-
-/**
- * Where a legacy session served by several replicas keeps its state: `save` resolves once the
- * change is kept (only then does it take effect here) and throws an RpcError the client may retry.
- */
-export interface SharedSession { save(change: SharedChange): Promise<void> }
 
 /** Wires the method table to a connection; returns the table and hooks for the services. */
 export class McpServer {
