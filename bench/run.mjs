@@ -20,6 +20,7 @@ import { http } from './http.mjs';
 import { httpBounds } from './http-bounds.mjs';
 import { hook } from './hook.mjs';
 import { store } from './store.mjs';
+import { FLOOD_PLANS, sessionFlood } from './session-flood.mjs';
 
 /** Round counts and sizes: full is what the figures are quoted from; quick is for trying the scripts. */
 const PLANS = {
@@ -37,6 +38,7 @@ const PLANS = {
     httpbounds: { calls: 500 },
     hook: { rounds: 15, httpRequests: 20_000 },
     store: { rounds: 4, requests: 5_000 },
+    flood: FLOOD_PLANS.full,
     answers: {},
   },
   quick: {
@@ -53,6 +55,7 @@ const PLANS = {
     httpbounds: { calls: 200 },
     hook: { rounds: 5, httpRequests: 4_000 },
     store: { rounds: 2, requests: 1_000 },
+    flood: FLOOD_PLANS.quick,
     answers: {},
   },
 };
@@ -107,6 +110,7 @@ async function main() {
     httpbounds: async () => { const out = await httpBounds(plan.httpbounds); rows.push(...out.rows); notes.push(...out.notes); },
     hook: async () => rows.push(...await hook(plan.hook)),
     store: async () => { const out = await store(plan.store); rows.push(...out.rows); notes.push(...out.notes); },
+    flood: async () => { const out = await sessionFlood(plan.flood); rows.push(...out.rows); notes.push(...out.notes); },
     expiry: async () => {
       const out = await expiry({ sessions: plan.expiry.sessions, createRate: shared.createRate });
       const inProcess = await sweepSlices({ sessions: plan.expiry.sessions, rounds: plan.expiry.sweepRounds });

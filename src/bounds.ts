@@ -73,6 +73,11 @@ export const BOUNDS = {
     mcpCapabilityDepth: 32,
     /** One "session ended / changed" message between replicas: a session id and a replica id, with room to spare. */
     mcpMessageBytes: 1024,
+    /**
+     * A session record found gone this close to its expiry counts as expired, not evicted: Redis's TTL
+     * runs on its own clock, task-session expiry on the replica's, and NTP keeps them well within a second.
+     */
+    expirySlackMs: 1000,
   },
   /** Task sessions kept in Redis (src/tasks/redis-store.ts): what the store writes and how hard it tries. */
   redisSessions: {
@@ -93,6 +98,27 @@ export interface HttpConfigBounds {
   request_timeout_ms: number;
   max_unread_bytes: number;
   drain_grace_ms: number;
+}
+
+/**
+ * The deployment-wide caps on what the replicas keep in a shared store (keys under `store.` in the
+ * config file; defaults in the config schema). Counted in Redis, in the same script that creates,
+ * so every replica sees one count; past a cap the newcomer is refused (retryable), nothing is dropped.
+ */
+export interface StoreConfigBounds {
+  /**
+   * Legacy MCP sessions (Mcp-Session-Id records) held at once; default 1024. A client holds one per
+   * open conversation and an idle one lives 30 min (BOUNDS.http.sessionIdleMs), so a thousand covers
+   * a team of hundreds; a record is ~1 KiB (at most BOUNDS.store.mcpSessionBytes), so Redis holds
+   * about a megabyte of them, and a client that floods `initialize` fills the cap, not Redis.
+   */
+  max_mcp_sessions: number;
+  /**
+   * Task sessions (create_task) held at once; default 10000. Each is a few KiB with its messages and
+   * lives sessions.timeout (an hour) after its last use, so ten thousand is far beyond what a team's
+   * agents keep open, and tens of megabytes of Redis at most in normal use.
+   */
+  max_task_sessions: number;
 }
 
 /** The HTTP door's bounds at run time: the fixed ones plus those from config, with the descriptor limit applied. */

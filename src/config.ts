@@ -4,7 +4,7 @@ import { readFileSync } from 'node:fs';
 import { readFile, stat } from 'node:fs/promises';
 import { homedir } from 'node:os';
 import { resolve } from 'node:path';
-import type { HttpConfigBounds } from './bounds.js';
+import type { HttpConfigBounds, StoreConfigBounds } from './bounds.js';
 import { LOG_LEVELS, parseLogLevel, type LogLevel } from './log.js';
 import { readFileSafely, UnsafeFileError } from './files/safe-read.js';
 import { isRecord as isObject } from './rpc/jsonrpc.js';
@@ -25,7 +25,7 @@ export interface ServerConfig {
   };
   http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null } & HttpConfigBounds;
   /** url null: state stays in this process; a Redis URL: shared by every server using it (docs/deployment.md). */
-  store: { url: string | null; prefix: string };
+  store: { url: string | null; prefix: string } & StoreConfigBounds;
 }
 
 /** A bad flag, file or value: main prints the message as one line and exits 2. */

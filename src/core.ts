@@ -121,6 +121,7 @@ export class Core {
       const sessions = await openSessionStore({
         timeoutSeconds: c.timeout, cleanupIntervalSeconds: c.cleanup_interval, lockTimeoutMs: c.persistence.lock_timeout_ms,
         persistenceDir: c.persistence.enabled ? c.persistence.storage_path : null, shared: store, log: this.log.child('sessions'),
+        maxSharedSessions: this.config.store.max_task_sessions,
       });
       const s = new Services(this.config, this.log, modes, {
         protocolVersion: (ctx) => ownerOf(ctx)?.lifecycle.protocolVersion ?? LATEST_PROTOCOL_VERSION,

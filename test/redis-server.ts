@@ -1,5 +1,6 @@
 // Gives tests a real Redis: a redis-server of their own on a free loopback port (stopped in t.after),
 // else the one ROO_MODES_TEST_REDIS names, else one skip reason naming both. Never the shared 6379.
+import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { accessSync, constants, mkdtempSync, rmSync } from 'node:fs';
 import { connect as netConnect, createServer, type Socket } from 'node:net';
@@ -99,6 +100,38 @@ export async function startRedis(t: TestContext, options: RedisServerOptions = {
     }
   }
   return { url: `${options.tls ? 'rediss' : 'redis'}://127.0.0.1:${port}`, port, stop, start };
+}
+
+/**
+ * redis-server arguments that make a restart spend seconds LOADING its data: Redis's own test knob
+ * `key-load-delay` (microseconds per key read at start), with events served every KiB of loading so
+ * clients get `-LOADING` answers meanwhile. With saveFiller's keys saved, a start loads for ~1 ms a key.
+ */
+export const SLOW_LOADING_ARGS = ['--key-load-delay', '1000', '--loading-process-events-interval-bytes', '1024'];
+
+/** Writes `count` small filler keys (outside any prefix the server uses) and SAVEs them to the dump the next start loads. */
+export async function saveFiller(client: RedisClient, count: number): Promise<void> {
+  for (let i = 0; i < count; i += 500) {
+    const pairs = Array.from({ length: Math.min(500, count - i) }, (_, k) => [`filler:${i + k}`, 'x']).flat();
+    await client.command('MSET', ...pairs);
+  }
+  assert.equal(await client.command('SAVE'), 'OK');
+}
+
+/** The first line Redis answers to an inline PING on a fresh connection ('+PONG', '-LOADING …'), without the client under test. */
+export function pingLine(port: number): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = netConnect({ host: '127.0.0.1', port });
+    let text = '';
+    socket.setTimeout(5000, () => { socket.destroy(); reject(new Error(`no answer to PING on port ${port} within 5 s`)); });
+    socket.once('error', reject);
+    socket.once('connect', () => socket.write('PING\r\n'));
+    socket.setEncoding('latin1').on('data', (chunk: string) => {
+      text += chunk;
+      const eol = text.indexOf('\r\n');
+      if (eol !== -1) { socket.destroy(); resolve(text.slice(0, eol)); }
+    });
+  });
 }
 
 function freePort(): Promise<number> {

@@ -1,19 +1,24 @@
 // The records of legacy MCP sessions (Mcp-Session-Id) in Redis, so any replica can serve any request
 // of a session: what initialize negotiated, the client's log level and subscriptions, the GET stream.
 // It reads every record back as outside input; it never touches an HTTP request or a connection.
+import { randomBytes } from 'node:crypto';
 import { BOUNDS } from '../bounds.js';
 import { LOG_LEVELS, type LogLevel } from '../log.js';
 import { PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
 import { isModeUri } from '../mcp/mode-uris.js';
 import { tooDeep } from '../rpc/json-bounds.js';
 import type { RedisCommander } from '../redis/client.js';
-import { RedisScript } from '../redis/script.js';
+import { DatasetMarker, MARKER_TAG } from '../redis/dataset-marker.js';
 import { keyPrefix, positiveInteger, reply, StoreDataError } from '../redis/input.js';
+import { END, TOUCH, WHY, WRITE } from './session-scripts.js';
 
 // How it works. One hash per session, `<prefix>mcp:{<sid>}`, with the fields below; a resource
 // subscription is a field `s:<uri>` of its own, so two replicas subscribing at once never overwrite
 // each other. The hash lives BOUNDS.http.sessionIdleMs after its last use (every request of the
-// session refreshes it): the TTL, not any replica's memory, decides how long a session lives. Every
+// session refreshes it): the TTL, not any replica's memory, decides how long a session lives. An
+// index of the records by expiry (session-scripts.ts) caps how many the replicas hold together and
+// tells, when a record is missing, whether it expired or was evicted; the id carries the dataset
+// marker's tag, so one lost with its dataset (a Redis restart without persistence) is told too. Every
 // change is one script that changes the hash only if it still exists and, in the same step,
 // publishes on `<prefix>mcp:sessions` that the session changed or ended, so the replicas holding a
 // copy refresh or close it. Pub/sub keeps nothing: a replica that missed messages finds an ended
@@ -64,6 +69,17 @@ export class McpSessionLimitError extends Error {
   }
 }
 
+/** A new record refused: the replicas hold `max` sessions already; the first of them expires in `retryAfterMs`. */
+export class McpSessionsFullError extends Error {
+  constructor(readonly max: number, readonly retryAfterMs: number) {
+    super(`the shared store holds ${max} MCP sessions, the most allowed (store.max_mcp_sessions)`);
+    this.name = new.target.name;
+  }
+}
+
+/** Why a session has no record, as far as the store can tell. */
+export type McpGone = 'expired' | 'evicted' | 'lost_in_restart' | 'unknown' | 'live';
+
 const RECORD_VERSION = '1';
 const NEWS_VERSION = 1;
 /** Session ids are ours (base64url, src/http/session.ts); anything else never becomes a key. */
@@ -77,35 +93,16 @@ const MAX_CLIENT_TEXT = 256;
 const FIELDS = new Set(['v', 'version', 'caps', 'client', 'init', 'level', 'get', 'holder', 'seen']);
 const DIGEST = /^[0-9a-f]{16,64}$/;
 
-// KEYS[1] the record. ARGV: mode ('new' | 'set'), ttl ms, most fields, field to delete ('' none),
-// channel, message, then field/value pairs. Answers 'ok', 'exists' (new), 'gone' (set) or 'full'.
-const WRITE = new RedisScript(`
-local exists = redis.call('EXISTS', KEYS[1])
-if ARGV[1] == 'new' and exists == 1 then return 'exists' end
-if ARGV[1] == 'set' and exists == 0 then return 'gone' end
-local added = 0
-for i = 7, #ARGV, 2 do
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then added = added + 1 end
-end
-if added > 0 and redis.call('HLEN', KEYS[1]) + added > tonumber(ARGV[3]) then return 'full' end
-if ARGV[4] ~= '' then redis.call('HDEL', KEYS[1], ARGV[4]) end
-if #ARGV >= 7 then redis.call('HSET', KEYS[1], unpack(ARGV, 7)) end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-if ARGV[5] ~= '' then redis.call('PUBLISH', ARGV[5], ARGV[6]) end
-return 'ok'`);
-
-// KEYS[1] the record. ARGV: channel, message. Answers how many keys went (0: it was gone already).
-const END = new RedisScript(`
-local n = redis.call('DEL', KEYS[1])
-redis.call('PUBLISH', ARGV[1], ARGV[2])
-return n`);
-
 export interface McpSessionOptions {
   prefix?: string;
   /** This replica (the origin of its messages). */
   replicaId: string;
   /** How long a record lives after its last use (default BOUNDS.http.sessionIdleMs). */
   ttlMs?: number;
+  /** Records all replicas together may hold (store.max_mcp_sessions); default: no cap. */
+  maxSessions?: number;
+  /** The dataset marker (the shared store's); default: one of its own. */
+  marker?: DatasetMarker;
 }
 
 export class McpSessionRecords {
@@ -115,6 +112,9 @@ export class McpSessionRecords {
   readonly #prefix: string;
   readonly #ttlMs: number;
   readonly #maxFields: number;
+  readonly #maxSessions: number;
+  readonly #index: string;
+  readonly marker: DatasetMarker;
 
   constructor(client: RedisCommander, o: McpSessionOptions) {
     if (!REPLICA_ID.test(o.replicaId)) throw new TypeError(`replica id ${JSON.stringify(o.replicaId)}: expected 1 to 64 characters A-Z a-z 0-9 _ . -`);
@@ -124,6 +124,14 @@ export class McpSessionRecords {
     this.replicaId = o.replicaId;
     this.#ttlMs = positiveInteger('ttlMs', o.ttlMs ?? BOUNDS.http.sessionIdleMs);
     this.#maxFields = FIELDS.size + BOUNDS.store.mcpSubscriptions;
+    this.#maxSessions = positiveInteger('maxSessions', o.maxSessions ?? Number.MAX_SAFE_INTEGER);
+    this.#index = `${this.#prefix}mcp:live`;
+    this.marker = o.marker ?? new DatasetMarker(this.#prefix);
+  }
+
+  /** A new session id: the dataset marker's tag, then 192 random bits (base64url). */
+  newId(): string {
+    return `${this.marker.proposal()}${randomBytes(24).toString('base64url')}`;
   }
 
   key(sid: string): string {
@@ -141,8 +149,10 @@ export class McpSessionRecords {
     ];
     const bytes = pairs.reduce((n, p) => n + Buffer.byteLength(p), 0);
     if (bytes > BOUNDS.store.mcpSessionBytes) throw new McpSessionLimitError(sid, `its record of ${bytes} bytes exceeds ${BOUNDS.store.mcpSessionBytes} bytes (the client capabilities are too large)`);
-    const status = await this.#write('new', sid, '', pairs, false);
+    const [status, extra] = await this.#write('new', sid, '', pairs, false);
     if (status === 'exists') throw new StoreDataError(this.key(sid), 'a record with this new session id exists already');
+    if (status === 'full') throw new McpSessionsFullError(this.#maxSessions, Math.max(0, Number(extra)));
+    this.marker.observe(extra ?? null);
   }
 
   /**
@@ -158,14 +168,25 @@ export class McpSessionRecords {
     if (c.seen !== undefined) { if (!DIGEST.test(c.seen)) throw new TypeError(`catalogue digest ${JSON.stringify(c.seen.slice(0, 80))}: expected 16 to 64 hex digits`); pairs.push('seen', c.seen); }
     if (c.subscribe !== undefined) pairs.push(SUB + checkUri(c.subscribe), '1');
     const drop = c.unsubscribe === undefined ? '' : SUB + c.unsubscribe;
-    const status = await this.#write('set', sid, drop, pairs, tell);
-    if (status === 'full') throw new McpSessionLimitError(sid, `at most ${BOUNDS.store.mcpSubscriptions} resource subscriptions; unsubscribe from one first`);
+    const [status] = await this.#write('set', sid, drop, pairs, tell);
+    if (status === 'fields') throw new McpSessionLimitError(sid, `at most ${BOUNDS.store.mcpSubscriptions} resource subscriptions; unsubscribe from one first`);
     return status === 'ok';
   }
 
   /** The session is still live: refreshes its TTL; false when it ended or expired. */
   async touch(sid: string): Promise<boolean> {
-    return reply.integer(this.key(sid), await this.#client.command('PEXPIRE', this.key(sid), this.#ttlMs), 'PEXPIRE') === 1;
+    return reply.integer(this.key(sid), await TOUCH.run(this.#client, [this.key(sid), this.#index], [sid, this.#ttlMs]), 'the touch status') === 1;
+  }
+
+  /** Why the session has no record (asked after a miss): expired, evicted, lost with its dataset, or unknown. */
+  async why(sid: string): Promise<McpGone> {
+    const key = this.key(sid);
+    const [reason, marker] = reply.array(key, await WHY.run(this.#client, [key, this.#index, this.marker.key], [sid]), 'the reason');
+    if (reason === 'live' || reason === 'expired' || reason === 'evicted') return reason;
+    if (reason !== 'unknown') throw new StoreDataError(key, `unexpected reason ${JSON.stringify(reason)}`);
+    const now = typeof marker === 'string' && marker !== '' ? marker : null;
+    this.marker.observe(now);
+    return this.marker.lost(sid.slice(0, 6), now) ? 'lost_in_restart' : 'unknown';
   }
 
   /** The record, checked; null when there is none. */
@@ -176,7 +197,7 @@ export class McpSessionRecords {
 
   /** Ends the session everywhere: the record goes and every replica is told. */
   async end(sid: string): Promise<boolean> {
-    const n = await END.run(this.#client, [this.key(sid)], [this.channel, this.#news(sid, 'ended')]);
+    const n = await END.run(this.#client, [this.key(sid), this.#index], [sid, this.channel, this.#news(sid, 'ended')]);
     return reply.integer(this.key(sid), n, 'DEL') === 1;
   }
 
@@ -185,12 +206,15 @@ export class McpSessionRecords {
     return parseNews(text);
   }
 
-  async #write(mode: 'new' | 'set', sid: string, drop: string, pairs: string[], tell: boolean): Promise<string> {
+  /** Runs WRITE; its status and the value that comes with it (the marker, or the wait when full). */
+  async #write(mode: 'new' | 'set', sid: string, drop: string, pairs: string[], tell: boolean): Promise<[string, string | undefined]> {
     const key = this.key(sid);
-    const args = [mode, this.#ttlMs, this.#maxFields, drop, tell ? this.channel : '', tell ? this.#news(sid, 'changed') : '', ...pairs];
-    const status = reply.string(key, await WRITE.run(this.#client, [key], args), 'the write status');
-    if (!['ok', 'exists', 'gone', 'full'].includes(status)) throw new StoreDataError(key, `unexpected write status ${JSON.stringify(status)}`);
-    return status;
+    // A new record writes the marker if Redis has none: the tag its id carries (newId), else this process's.
+    const tag = MARKER_TAG.test(sid.slice(0, 6)) ? sid.slice(0, 6) : this.marker.proposal();
+    const args = [mode, sid, this.#ttlMs, this.#maxFields, drop, tell ? this.channel : '', tell ? this.#news(sid, 'changed') : '', this.#maxSessions, tag, ...pairs];
+    const [status, extra] = reply.array(key, await WRITE.run(this.#client, [key, this.#index, this.marker.key], args), 'the write status');
+    if (typeof status !== 'string' || !['ok', 'exists', 'gone', 'fields', 'full'].includes(status)) throw new StoreDataError(key, `unexpected write status ${JSON.stringify(status)}`);
+    return [status, typeof extra === 'string' ? extra : undefined];
   }
 
   #news(sid: string, what: McpSessionNews['what']): string {

@@ -28,7 +28,7 @@ interface Pending {
  * without a store: their request runs here, so a client resuming one must come back here.
  */
 export interface SharedOptions {
-  /** The id the session already has (a copy of a session another replica started). */
+  /** Its id: a new session's, made by the records (it carries the dataset marker), or a copy's, from another replica. */
   id?: string;
   events: RedisEventLog;
   log: Logger;

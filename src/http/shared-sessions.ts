@@ -1,7 +1,7 @@
 // With --store, the legacy sessions of every replica in one Redis: the record a new session writes,
 // the copy a replica makes of a session another started (and refreshes or closes on their news), the
-// GET stream opened or resumed from the event log, and the HTTP answer when Redis cannot be used.
-// It never reads an HTTP request; the door (server.ts) hands it ids, headers and responses.
+// GET stream opened or resumed from the event log; what each failure or miss answers is in
+// store-answers.ts. It never reads an HTTP request; the door (server.ts) hands it ids, headers and responses.
 import type { ServerResponse } from 'node:http';
 import type { Core } from '../core.js';
 import { catalogueDigest } from '../modes/catalogue-digest.js';
@@ -9,38 +9,17 @@ import type { ModeRegistry } from '../modes/registry.js';
 import type { Logger } from '../log.js';
 import { LATEST_PROTOCOL_VERSION, PROTOCOL_VERSIONS, type ProtocolVersion } from '../mcp/lifecycle.js';
 import type { SharedChange, SharedSession } from '../mcp/server-ports.js';
-import { ERROR_CODES, InvalidParamsError, InvalidRequestError, RpcError, SessionStoreError } from '../rpc/errors.js';
+import { ERROR_CODES, InvalidParamsError, RpcError } from '../rpc/errors.js';
 import type { RequestId } from '../rpc/jsonrpc.js';
 import { RedisEventLog, ResumeRefusedError, type Replay } from './event-log.js';
-import { McpSessionLimitError, McpSessionRecords, type McpSessionNews, type McpSessionRecord } from './session-records.js';
+import { McpSessionLimitError, McpSessionRecords, McpSessionsFullError, type McpGone, type McpSessionNews, type McpSessionRecord } from './session-records.js';
 import { RedisError } from '../redis/errors.js';
-import { redisFailure } from '../tasks/redis-replies.js';
+import { GONE, NOT_FOUND, storeFailure } from './store-answers.js';
 import type { SharedStore } from '../redis/shared-store.js';
 import { BOUNDS } from '../bounds.js';
 import { LegacySession, type SharedOptions } from './session.js';
 import { parseEventId } from './sse.js';
 import { sendRpcError } from './wire.js';
-
-/** What a failure of the store means for the client: the HTTP status and the JSON-RPC error. */
-export function storeFailure(store: SharedStore, timeoutSeconds: number, doing: string, err: unknown): { status: number; error: RpcError; headers: Record<string, string> } {
-  if (err instanceof RpcError) return { status: 400, error: err, headers: {} };
-  if (err instanceof McpSessionLimitError) return { status: 400, error: new InvalidRequestError(`Invalid Request: ${err.message}`), headers: {} };
-  // Redis's own failures read as the task tools' do (src/tasks/redis-replies.ts); anything else
-  // (data not ours) cannot be retried away.
-  const ctx = { address: store.shownUrl, prefix: store.prefix, timeoutSeconds };
-  if (err instanceof RedisError) {
-    const error = redisFailure(ctx, doing, err);
-    return err.retryable ? { status: 503, error, headers: { 'retry-after': String(BOUNDS.http.retryAfterS) } } : { status: 500, error, headers: {} };
-  }
-  const message = (err as Error).message;
-  return {
-    status: 500, headers: {},
-    error: new SessionStoreError(`The session store (Redis at ${store.shownUrl}) cannot be used: ${doing} failed (${message})`, {
-      message: `${doing}: ${message}`, store: 'redis', redis_address: store.shownUrl, operation: doing, retryable: false,
-      recovery_suggestions: ['Check the Redis server and what else writes under the key prefix'],
-    }),
-  };
-}
 
 /** The door's sessions of this process, as this module may use them. */
 export interface SessionTable {
@@ -56,8 +35,6 @@ export interface SessionTable {
   graceMs: number;
 }
 
-const NOT_FOUND = 'Session not found: it ended or never existed; initialize a new one';
-
 export class SharedSessions {
   readonly records: McpSessionRecords;
   readonly events: RedisEventLog;
@@ -67,9 +44,14 @@ export class SharedSessions {
   readonly #copying = new Map<string, Promise<LegacySession | null>>();
   /** The catalogue whose changes this replica's sessions hear of (set once loaded). */
   #modes: ModeRegistry | null = null;
+  /** An eviction was logged, the cap was met (each once per process). */
+  #evictionTold = false;
+  #capTold = false;
 
   constructor(readonly store: SharedStore, private readonly core: Core, log: Logger, table: SessionTable) {
-    this.records = new McpSessionRecords(store.client, { replicaId: store.replicaId, prefix: store.prefix });
+    this.records = new McpSessionRecords(store.client, {
+      replicaId: store.replicaId, prefix: store.prefix, marker: store.marker, maxSessions: core.config.store.max_mcp_sessions,
+    });
     this.events = new RedisEventLog(store.client, { prefix: store.prefix });
     this.#log = log;
     this.#table = table;
@@ -92,12 +74,14 @@ export class SharedSessions {
 
   /**
    * The session `sid` on this replica, its record checked and its TTL refreshed: the copy held here,
-   * or one made now from the record. null when the session is not (or no longer) there;
-   * 'answered' when `res` was answered instead (the store is down, or this replica is full).
+   * or one made now from the record. null when `sid` is not an id this server hands out; 'answered'
+   * when `res` was answered instead: 404 with why the session is gone, or 503 (the store is down, or
+   * this replica is full).
    */
   async find(sid: string, res: ServerResponse, id: RequestId | null): Promise<LegacySession | null | 'answered'> {
     const held = this.#table.get(sid);
     try {
+      let found: LegacySession | null;
       if (held && !held.closed) {
         let live: boolean;
         try { live = await this.records.touch(sid); } catch (err) {
@@ -106,16 +90,19 @@ export class SharedSessions {
           if (err instanceof RedisError && err.retryable) return held;
           throw err;
         }
-        if (live) return held;
-        this.#table.forget(held);
-        return null;
+        if (!live) this.#table.forget(held);
+        found = live ? held : null;
+      } else {
+        let making = this.#copying.get(sid);
+        if (!making) {
+          making = this.#copy(sid).finally(() => this.#copying.delete(sid));
+          this.#copying.set(sid, making);
+        }
+        found = await making;
       }
-      let making = this.#copying.get(sid);
-      if (!making) {
-        making = this.#copy(sid).finally(() => this.#copying.delete(sid));
-        this.#copying.set(sid, making);
-      }
-      return await making;
+      if (found !== null) return found;
+      sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, await this.#whyGone(sid));
+      return 'answered';
     } catch (err) {
       if (err instanceof TypeError) return null; // not an id this server hands out
       if (err instanceof SessionsFull) {
@@ -123,6 +110,21 @@ export class SharedSessions {
       } else this.refuse(res, id, 'finding the session', err);
       return 'answered';
     }
+  }
+
+  /** The 404 text for a session without a record: why it went, as far as the store can tell. */
+  async #whyGone(sid: string): Promise<string> {
+    let why: McpGone;
+    try { why = await this.records.why(sid); } catch (err) {
+      this.#log.debug(`could not ask the store why MCP session ${sid.slice(0, 8)}… is gone`, err);
+      return NOT_FOUND;
+    }
+    // Told once per process: the operator's setting to fix, not one line per lost session.
+    if (why === 'evicted' && !this.#evictionTold) {
+      this.#evictionTold = true;
+      this.#log.warn('an MCP session record vanished from the store before it expired: Redis evicts keys to free memory (maxmemory-policy); set maxmemory-policy noeviction (docs/deployment.md, "Redis settings")');
+    }
+    return GONE[why];
   }
 
   async #copy(sid: string): Promise<LegacySession | null> {
@@ -148,7 +150,7 @@ export class SharedSessions {
     this.#modes ??= await this.core.modes().catch(() => null);
     try {
       const rec = await this.records.load(sid);
-      if (rec === null) { this.#table.forget(session); sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND); return; }
+      if (rec === null) { this.#table.forget(session); sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, await this.#whyGone(sid)); return; }
       let replay: Replay | null = null;
       let after: number | null = null;
       let token = rec.getStream;
@@ -167,7 +169,7 @@ export class SharedSessions {
       const missed = replay !== null && now !== null && (replay.mark ?? rec.seen) !== now;
       if (!(await this.records.change(sid, { getStream: token, getHolder: this.replicaId, ...(now === null ? {} : { seen: now }) }))) {
         this.#table.forget(session);
-        sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, NOT_FOUND);
+        sendRpcError(res, 404, null, ERROR_CODES.INVALID_REQUEST, await this.#whyGone(sid));
         return;
       }
       this.#apply(session, { ...rec, getStream: token, getHolder: this.replicaId });
@@ -209,19 +211,23 @@ export class SharedSessions {
   /** Answers `res` with what the failure means (503 + Retry-After when a retry may succeed). */
   refuse(res: ServerResponse, id: RequestId | null, doing: string, err: unknown): void {
     const f = storeFailure(this.store, this.core.config.sessions.timeout, doing, err);
-    if (f.status >= 500) this.#log.warn(`${doing}: ${(err as Error).message}`);
+    // The cap is the deployment working as configured: said once, not once per refused client.
+    const atCap = err instanceof McpSessionsFullError;
+    if (atCap ? !this.#capTold : f.status >= 500) this.#log.warn(`${doing}: ${(err as Error).message}${atCap ? '; new sessions get 503 until some end or expire (said once)' : ''}`);
+    if (atCap) this.#capTold = true;
     sendRpcError(res, f.status, id, f.error.code, f.error.message, f.error.data, f.headers);
   }
 
   /** A new session whose record is written before its initialize answer leaves. */
   create(): LegacySession {
     const options: SharedOptions = {
-      events: this.events, log: this.#log, mark: () => this.#digest(),
+      id: this.records.newId(), events: this.events, log: this.#log, mark: () => this.#digest(),
       keepRecord: (s) => this.records.create(s.id, recordOf(s)),
       refuse: (res, id, err) => {
         this.refuse(res, id, 'keeping the new session', err);
-        // A write lost with its connection may still have landed: take it back, best effort (its TTL ends it otherwise).
-        this.records.end(session.id).catch(() => undefined);
+        // A write lost with its connection may still have landed: take it back, best effort (its TTL
+        // ends it otherwise). A refusal at the cap wrote nothing: no news to send every replica.
+        if (!(err instanceof McpSessionsFullError)) this.records.end(session.id).catch(() => undefined);
       },
     };
     const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, options);

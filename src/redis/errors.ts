@@ -5,6 +5,11 @@
 export const REDIS_ERROR_KINDS = {
   /** The server answered with an error reply (WRONGTYPE, NOSCRIPT, ERR …): sending it again gives the same answer. */
   reply: { retryable: false },
+  /**
+   * The server answered that it cannot run commands for now (one of NOT_READY_REPLIES: still loading
+   * its data after a restart, stuck in a long script, cut from its primary): the command did not run.
+   */
+  not_ready: { retryable: true },
   /** The connection failed or was lost while the command was in flight (it may or may not have run). */
   connection: { retryable: true },
   /** No connection right now (the client is reconnecting): the command was not sent. */
@@ -36,15 +41,26 @@ export class RedisError extends Error {
   }
 }
 
-/** An error reply, as Redis wrote it: `prefix` is its first word when upper-case (WRONGTYPE, NOSCRIPT, ERR). */
+/**
+ * The error replies that say "not now" rather than "no": LOADING (a restarted Redis still reading its
+ * data), BUSY (a script ran past its time limit), MASTERDOWN (a replica cut from its primary). In each
+ * the command was refused before it ran, so sending it again later is safe and may succeed.
+ */
+export const NOT_READY_REPLIES: ReadonlySet<string> = new Set(['LOADING', 'BUSY', 'MASTERDOWN']);
+
+/**
+ * An error reply, as Redis wrote it: `prefix` is its first word when upper-case (WRONGTYPE, NOSCRIPT,
+ * ERR). Its kind is `not_ready` (retryable) for the prefixes of NOT_READY_REPLIES, else `reply`.
+ */
 export class RedisReplyError extends RedisError {
   readonly prefix: string;
   /** The server's text, unchanged (prefix included). */
   readonly serverMessage: string;
   constructor(serverMessage: string) {
-    super('reply', `Redis replied with an error: ${serverMessage}`);
+    const prefix = /^[A-Z][A-Z_-]*(?=\s|$)/.exec(serverMessage)?.[0] ?? '';
+    super(NOT_READY_REPLIES.has(prefix) ? 'not_ready' : 'reply', `Redis replied with an error: ${serverMessage}`);
     this.serverMessage = serverMessage;
-    this.prefix = /^[A-Z][A-Z_-]*(?=\s|$)/.exec(serverMessage)?.[0] ?? '';
+    this.prefix = prefix;
   }
 }
 export class RedisConnectionError extends RedisError {

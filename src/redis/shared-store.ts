@@ -1,5 +1,6 @@
 // The one Redis connection of `--store redis://…` in this process: its client, its replica id, the
-// wait for its first connection, and subscriptions kept alive in the background. It knows no domain:
+// wait for its first connection, the dataset marker read on every connection, and subscriptions kept
+// alive in the background. It knows no domain:
 // task sessions, HTTP session records, the event log, leases and the change fan-out are built on it
 // by the folders that own them.
 import { randomBytes } from 'node:crypto';
@@ -7,6 +8,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { BOUNDS } from '../bounds.js';
 import type { Logger } from '../log.js';
 import { RedisClient } from './client.js';
+import { DatasetMarker } from './dataset-marker.js';
 import { RedisSubscriber, type PubSubMessage } from './subscriber.js';
 import { redactUrl } from './url.js';
 
@@ -21,6 +23,8 @@ export class SharedStore {
   readonly replicaId = randomBytes(6).toString('hex');
   readonly client: RedisClient;
   readonly prefix: string;
+  /** Which dataset Redis holds: read on every connection, so a restart that lost the data is told apart. */
+  readonly marker: DatasetMarker;
   /** The URL without its credentials, for messages. */
   readonly shownUrl: string;
   readonly #url: string;
@@ -36,6 +40,10 @@ export class SharedStore {
     this.prefix = o.prefix;
     this.client = new RedisClient({ url: o.url });
     this.#closers.push(() => this.client.close());
+    this.marker = new DatasetMarker(o.prefix, (from, to) => {
+      log.warn(`the store ${this.shownUrl} lost its data: its dataset marker went from ${from} to ${to} (Redis restarted without persistence, or was emptied); sessions kept there before are gone, and their ids now answer so`);
+    });
+    this.marker.follow(this.client, (err) => log.debug('could not read the dataset marker yet', err));
     // Told once per change of state, not per failed attempt: an outage is two lines in the log.
     const seen = { down: false, ever: false };
     this.client.onState((e) => {

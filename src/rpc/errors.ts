@@ -92,11 +92,15 @@ export class ModeNotFoundError extends RpcError {
   }
 }
 export class TaskNotFoundError extends RpcError {
-  /** `hint`: where sessions live and what to do, when not in this process (the shared store says its own). */
-  constructor(sessionId: string, hint = SESSION_HINT) {
+  /**
+   * `hint`: where sessions live and what to do, when not in this process (the shared store says its
+   * own); `reason`: why it is not there, when the store can tell (see tasks/redis-replies.ts).
+   */
+  constructor(sessionId: string, hint = SESSION_HINT, reason?: string) {
     super(ERROR_CODES.TASK_NOT_FOUND, `Session not found: ${quoteName(sessionId)}. ${hint}`, {
       message: `No session has the id ${quoteName(sessionId)}. ${hint}`,
       session_id: sessionId,
+      ...(reason === undefined ? {} : { reason }),
     });
   }
 }

@@ -1,6 +1,7 @@
 // Reads the session scripts' replies as outside input (shape, version, last access, record) and turns
 // Redis failures into the store's typed error. It never talks to Redis and never decides expiry.
-import { SessionExpiredError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
+import { SessionExpiredError, SessionStoreError, TaskNotFoundError, ValidationError } from '../rpc/errors.js';
+import type { DatasetMarker } from '../redis/dataset-marker.js';
 import { RedisError } from '../redis/errors.js';
 import type { RespValue } from '../redis/resp.js';
 import { sessionFromFile } from './session-files.js';
@@ -10,8 +11,11 @@ import { SESSION_ID_PATTERN, type SessionRecord } from './task.js';
 export interface Loaded { rec: SessionRecord; version: string }
 
 /** What a script answered, once its first word is known. */
-export type Status = 'ok' | 'expired' | 'unknown' | 'conflict' | 'exists';
-const STATUSES: readonly string[] = ['ok', 'expired', 'unknown', 'conflict', 'exists'];
+export type Status = 'ok' | 'expired' | 'evicted' | 'unknown' | 'conflict' | 'exists' | 'full';
+const STATUSES: readonly string[] = ['ok', 'expired', 'evicted', 'unknown', 'conflict', 'exists', 'full'];
+
+/** Why a session is not there, as far as the store can tell (the scripts' tombstone and index, the dataset marker). */
+export type Gone = 'expired' | 'evicted' | 'unknown' | 'lost_in_restart';
 
 // Versions and times as the scripts write them: decimal integers Lua still counts exactly (< 2^53).
 const VERSION = /^[1-9][0-9]{0,14}$/;
@@ -24,6 +28,9 @@ export interface StoreContext { address: string; prefix: string; timeoutSeconds:
 export function redisFailure(ctx: StoreContext, doing: string, err: RedisError, sessionId?: string): SessionStoreError {
   // A command lost with its connection or timed out may still have run in Redis; one never sent did not.
   const mayHaveRun = err.kind === 'connection' || err.kind === 'timeout';
+  const wait = err.kind === 'not_ready'
+    ? 'Retry in a moment: Redis is up but not serving yet (still loading its data after a restart, or busy)'
+    : 'Retry in a moment: the server reconnects to Redis by itself';
   return new SessionStoreError(`The session store (Redis at ${ctx.address}) cannot be used: ${doing} failed (${err.message})`, {
     message: `Session store Redis at ${ctx.address}: ${doing} failed (${err.kind}): ${err.message}`,
     store: 'redis',
@@ -34,7 +41,7 @@ export function redisFailure(ctx: StoreContext, doing: string, err: RedisError, 
     retryable: err.retryable,
     may_have_run: mayHaveRun,
     recovery_suggestions: err.retryable
-      ? ['Retry in a moment: the server reconnects to Redis by itself', ...(mayHaveRun ? ['The change may have been made: read the session before repeating it'] : ['Nothing was changed'])]
+      ? [wait, ...(mayHaveRun ? ['The change may have been made: read the session before repeating it'] : ['Nothing was changed'])]
       : ['Check the Redis server and the store URL; retrying the same call gives the same answer'],
   });
 }
@@ -72,11 +79,46 @@ export function statusOf(ctx: StoreContext, reply: RespValue, sessionId: string)
   return { status: reply[0] as Status, fields: reply.slice(1) };
 }
 
-/** The error for a session that is not there: expired (its tombstone runs) or never known. */
-export function goneError(ctx: StoreContext, status: 'expired' | 'unknown', sessionId: string): SessionExpiredError | TaskNotFoundError {
-  return status === 'expired'
-    ? new SessionExpiredError(sessionId, ctx.timeoutSeconds)
-    : new TaskNotFoundError(sessionId, `Sessions are kept in the shared store (Redis at ${ctx.address}); this id was never there, or it expired longer ago than the store remembers; create one with create_task`);
+/** The error for a session that is not there, saying why as far as the store knows. */
+export function goneError(ctx: StoreContext, why: Gone, sessionId: string): SessionExpiredError | TaskNotFoundError {
+  const where = `the shared store (Redis at ${ctx.address})`;
+  switch (why) {
+    case 'expired': return new SessionExpiredError(sessionId, ctx.timeoutSeconds);
+    case 'evicted': return new TaskNotFoundError(sessionId, `Its record vanished from ${where} before its timeout: Redis dropped it to free memory (a maxmemory eviction policy) or something deleted it, so its state is lost; create a new one with create_task`, 'evicted');
+    case 'lost_in_restart': return new TaskNotFoundError(sessionId, `${where[0]!.toUpperCase()}${where.slice(1)} was restarted and lost its data (it kept none on disk), and this session with it; create a new one with create_task`, 'lost_in_restart');
+    case 'unknown': return new TaskNotFoundError(sessionId, `Sessions are kept in ${where}; this id was never there, or it expired longer ago than the store remembers; create one with create_task`, 'unknown');
+  }
+}
+
+/** Past store.max_task_sessions: refused before anything was written; `retryAfterS` is when the oldest idle one expires. */
+export function sessionsFull(ctx: StoreContext, max: number, retryAfterS: number): ValidationError {
+  return new ValidationError(`Too many task sessions: the shared store holds ${max}, the most allowed (store.max_task_sessions); nothing was created. Retry in ${retryAfterS} s, or complete sessions no longer needed`, {
+    message: `The shared store (Redis at ${ctx.address}) holds ${max} task sessions, the cap store.max_task_sessions; idle ones expire after ${ctx.timeoutSeconds} s`,
+    error_type: 'session_limit', retryable: true, written: false, max_sessions: max, setting: 'store.max_task_sessions', retry_after_s: retryAfterS,
+    recovery_suggestions: [`Retry in ${retryAfterS} s, when the oldest idle session expires`, 'Ask the operator to raise store.max_task_sessions'],
+  });
+}
+
+/** A create met the cap; `oldest` is the last access of the session idle longest (ms). */
+export class AtCap extends Error { constructor(readonly oldest: number) { super('the session cap is reached'); } }
+
+/**
+ * What a status other than ok or conflict means: gone (why, the id's dataset tag judged against the
+ * marker the script answered), AtCap, or a reply no script gives at that point (malformed).
+ */
+export function settled(ctx: StoreContext, marker: DatasetMarker, status: Status, sessionId: string, fields: RespValue[]): Error {
+  if (status === 'expired' || status === 'evicted') return goneError(ctx, status, sessionId);
+  if (status === 'unknown') {
+    const now = typeof fields[0] === 'string' && fields[0] !== '' ? fields[0] : null;
+    marker.observe(now);
+    return goneError(ctx, marker.lost(sessionId.slice(4, 10), now) ? 'lost_in_restart' : 'unknown', sessionId);
+  }
+  if (status === 'full') {
+    const oldest = Number(fields[0]);
+    return new AtCap(Number.isFinite(oldest) && fields[0] !== '' ? oldest : 0);
+  }
+  // `exists` on create: a fresh random id of 72 bits met an existing key, which only a foreign writer explains.
+  return malformed(ctx, `answer for session ${sessionId}`, `the script answered ${JSON.stringify(status)}`, sessionId);
 }
 
 /** A new version number as WRITE or CREATE_CHILD answered it. */

@@ -15,28 +15,30 @@ import type { RedisArg, RespValue } from '../redis/resp.js';
 import type { RedisScript } from '../redis/script.js';
 import type { TaskSessionStore } from './session-store.js';
 import { keyPrefix } from '../redis/input.js';
+import { DatasetMarker } from '../redis/dataset-marker.js';
 import { existingViews, relativesOf, settleChildren, type FamilyAccess } from './family.js';
+import { randomHex } from './random.js';
 import {
-  contention, goneError, loadedOf, malformed, redisFailure, statusOf, sweepIds, versionOf,
+  AtCap, contention, loadedOf, malformed, redisFailure, sessionsFull, settled, statusOf, versionOf,
   type Loaded, type Status, type StoreContext,
 } from './redis-replies.js';
 import { CREATE, CREATE_CHILD, expiryKey, LOAD, sessionKeys, SWEEP_ONE, WRITE } from './redis-scripts.js';
+import { sweepStale } from './redis-sweep.js';
 
-// How it works (keys and scripts in scripts.ts). Each session is one Redis hash whose TTL is the
-// session timeout, refreshed by every access, plus a tombstone key that outlives it by the tombstone
-// lifetime, so an id whose session Redis dropped by itself still answers -32003. Expiry is decided in
-// the scripts too, from the caller's clock (`now - last >= timeout`): the TTL and that check agree
-// on a real clock, and the check keeps an injected clock (tests) and a sweep meaningful. A change is
-// read (LOAD, counting the access), computed here with the pure transitions of src/tasks/task.ts,
-// then written by WRITE only if the version read is still current; a lost race reads again, so two
-// replicas' changes are serialised and each acknowledged one is in the record exactly once. A call
-// resolves only after Redis answered the write. Within one replica, calls on one session also take
-// turns in call order (KeyedChains), so only replicas ever race. A child is written together with its
-// parent's link in one script. Every Redis failure becomes a SessionStoreError whose data says
-// `retryable` and whether the command may have run; every reply is checked before it is believed.
-// What it assumes: the replicas' clocks agree to well within a session timeout (their times stamp
-// the records and judge expiry; a replica behind never moves a last access back); a standalone Redis
-// (see scripts.ts); "acknowledged" means Redis applied it, durable across a Redis
+// How it works (keys and scripts in redis-scripts.ts). A session is a Redis hash whose TTL is the
+// timeout, refreshed by each access, and an entry in the expiry index, which the create script counts
+// against the cap. Expiry is judged in the scripts from the caller's clock (`now - last >= timeout`),
+// which agrees with the TTL on a real clock and keeps an injected clock and a sweep meaningful; a
+// session found gone is told apart there (tombstone: expired; index entry younger than its timeout:
+// evicted) and here (the id's dataset tag against the marker: lost in a restart). A change is read
+// (LOAD), computed with the pure transitions of task.ts, then written by WRITE only if the version
+// read is still current; a lost race reads again, so replicas' changes are serialised and each
+// acknowledged one is in the record once. A call resolves only after Redis answered the write; within
+// one replica, calls on one session take turns (KeyedChains). A child is written with its parent's
+// link in one script. Every Redis failure becomes a SessionStoreError saying `retryable` and whether
+// the command may have run; every reply is checked before it is believed.
+// It assumes the replicas' clocks agree well within a timeout (a replica behind never moves a last
+// access back), a standalone Redis, and that "acknowledged" means Redis applied it: durable across a
 // restart only with AOF (appendfsync always for every write, everysec for all but the last second).
 
 export interface RedisSessionStoreOptions {
@@ -48,6 +50,10 @@ export interface RedisSessionStoreOptions {
   cleanupIntervalSeconds: number;
   /** How long an expired id still answers -32003 (default BOUNDS.redisSessions.tombstoneSeconds). */
   tombstoneSeconds?: number;
+  /** Sessions held at once by every store on this prefix (store.max_task_sessions); default: no cap. */
+  maxSessions?: number;
+  /** The dataset marker (the shared store's, read on every connection); default: one of its own. */
+  marker?: DatasetMarker;
   log: Logger;
   now?: () => number;
 }
@@ -67,6 +73,10 @@ export class RedisSessionStore implements TaskSessionStore {
   readonly #cleanupMs: number;
   readonly #log: Logger;
   readonly #now: () => number;
+  readonly #max: number;
+  readonly #marker: DatasetMarker;
+  /** What #warnOnce has said. */
+  readonly #told = new Set<string>();
   #timer: NodeJS.Timeout | undefined;
   #sweeping: Promise<number> | null = null;
 
@@ -85,6 +95,9 @@ export class RedisSessionStore implements TaskSessionStore {
       throw new TypeError(`the session timeout plus the tombstone lifetime must stay under ${LUA_EXACT_MS / 1000} seconds for the Redis store, got ${options.timeoutSeconds} + ${tombstoneSeconds}`);
     }
     this.#cleanupMs = options.cleanupIntervalSeconds > 0 ? options.cleanupIntervalSeconds * 1000 : 0;
+    this.#max = options.maxSessions ?? Number.MAX_SAFE_INTEGER;
+    if (!Number.isSafeInteger(this.#max) || this.#max < 1) throw new TypeError(`the session cap must be a positive integer, got ${options.maxSessions}`);
+    this.#marker = options.marker ?? new DatasetMarker(prefix);
     this.#log = options.log;
     // Whole milliseconds: the scripts store and compare integers.
     const now = options.now ?? Date.now;
@@ -98,8 +111,27 @@ export class RedisSessionStore implements TaskSessionStore {
   }
 
   async create(input: { modeSlug: string; initialMessage?: string; parentSessionId?: string }): Promise<SessionView> {
+    for (let swept = false; ; swept = true) {
+      try {
+        return await this.#create(input);
+      } catch (err) {
+        if (!(err instanceof AtCap)) throw err;
+        const wait = err.oldest + this.#timeoutMs - this.#now();
+        // At the cap with sessions past their time still counted (Redis dropped them, no sweep yet): sweep once.
+        if (wait > 0 || swept) {
+          this.#warnOnce('cap', `the store holds store.max_task_sessions (${this.#max}) task sessions: create_task is refused until some expire`);
+          throw sessionsFull(this.#ctx, this.#max, Math.max(1, Math.ceil(wait / 1000)));
+        }
+        await this.sweep();
+      }
+    }
+  }
+
+  async #create(input: { modeSlug: string; initialMessage?: string; parentSessionId?: string }): Promise<SessionView> {
     const now = this.#now();
-    const id = randomId('ses_');
+    // The dataset marker's tag leads the id: if Redis loses this dataset, the id says so when asked for.
+    const tag = this.#marker.proposal();
+    const id = `ses_${tag}${randomHex(9)}`;
     const taskId = randomId('task_');
     const make = (parent: SessionRecord | undefined): SessionRecord => makeSession({
       id,
@@ -108,8 +140,8 @@ export class RedisSessionStore implements TaskSessionStore {
     });
     if (input.parentSessionId === undefined) {
       const rec = make(undefined);
-      const { status } = await this.#script(CREATE, 'creating a session', id, this.#keys(id), [now, this.#timeoutMs, this.#tombstoneMs, id, sessionToFile(rec)]);
-      return status === 'ok' ? toView(rec) : this.#settle(status, id);
+      const { status, fields } = await this.#script(CREATE, 'creating a session', id, this.#keys(id), [now, this.#timeoutMs, this.#tombstoneMs, id, sessionToFile(rec), this.#max, tag]);
+      return status === 'ok' ? this.#made(toView(rec), fields) : this.#settle(status, id, fields);
     }
     const parentId = input.parentSessionId;
     assertSessionId(parentId);
@@ -121,10 +153,17 @@ export class RedisSessionStore implements TaskSessionStore {
       const [ps, pg] = this.#keys(parentId);
       const { status, fields } = await this.#script(CREATE_CHILD, 'creating a subtask session', parentId,
         [...this.#keys(id), ps, pg],
-        [now, this.#timeoutMs, this.#tombstoneMs, parentId, id, version, sessionToFile(child), sessionToFile(linked)]);
+        [now, this.#timeoutMs, this.#tombstoneMs, parentId, id, version, sessionToFile(child), sessionToFile(linked), this.#max, tag]);
       if (status === 'conflict') return new Conflict(loadedOf(this.#ctx, fields, parentId));
-      return status === 'ok' ? toView(child) : this.#settle(status, parentId);
+      return status === 'ok' ? this.#made(toView(child), fields) : this.#settle(status, parentId, fields);
     }));
+  }
+
+  /** A create's answer: the view, once the dataset marker it answered is taken. */
+  #made(view: SessionView, fields: RespValue[]): SessionView {
+    const marker = fields[1];
+    this.#marker.observe(typeof marker === 'string' ? marker : null);
+    return view;
   }
 
   /** The session as JSON; counts as an access. */
@@ -164,33 +203,13 @@ export class RedisSessionStore implements TaskSessionStore {
     return relativesOf(rec, this.#family(now));
   }
 
-  /** Ends the sessions the expiry index shows as stale; resolves to how many this call removed. */
+  /** Ends the sessions the expiry index shows as stale (one sweep at a time); resolves to how many this call removed. */
   sweep(): Promise<number> {
-    if (this.#sweeping === null) {
-      const run = this.#sweepNow().finally(() => { this.#sweeping = null; });
-      this.#sweeping = run;
-    }
+    this.#sweeping ??= sweepStale({
+      command: (args) => this.#command('sweeping expired sessions', args),
+      sweepOne: (id, now) => this.#raw(SWEEP_ONE, 'sweeping expired sessions', id, this.#keys(id), [now, this.#timeoutMs, this.#tombstoneMs, id]),
+    }, { ctx: this.#ctx, now: this.#now(), timeoutMs: this.#timeoutMs, log: this.#log }).finally(() => { this.#sweeping = null; });
     return this.#sweeping;
-  }
-
-  async #sweepNow(): Promise<number> {
-    const now = this.#now();
-    const batch = BOUNDS.redisSessions.sweepBatch;
-    const index = expiryKey(this.#ctx.prefix);
-    let removed = 0;
-    // Each round removes every id it read or scores it at its true (fresh) last access, outside the
-    // range read: a full batch means there may be more, a short one that the range is done.
-    for (;;) {
-      const reply = await this.#command('sweeping expired sessions', ['ZRANGEBYSCORE', index, '-inf', now - this.#timeoutMs, 'LIMIT', 0, batch]);
-      const { ids, junk } = sweepIds(this.#ctx, reply);
-      if (junk.length > 0) {
-        this.#log.warn(`dropped ${junk.length} member(s) of ${index} that are not session ids`);
-        await this.#command('sweeping expired sessions', ['ZREM', index, ...junk]);
-      }
-      const counts = await Promise.all(ids.map((id) => this.#raw(SWEEP_ONE, 'sweeping expired sessions', id, this.#keys(id), [now, this.#timeoutMs, this.#tombstoneMs, id])));
-      for (const n of counts) if (n === 1) removed++;
-      if (ids.length + junk.length < batch) return removed;
-    }
   }
 
   /** Sessions in Redis under this prefix that no access or sweep has yet found expired. */
@@ -211,12 +230,12 @@ export class RedisSessionStore implements TaskSessionStore {
     await this.flush();
   }
 
-  #keys(id: string): [string, string, string] { return sessionKeys(this.#ctx.prefix, id); }
+  #keys(id: string): [string, string, string, string] { return sessionKeys(this.#ctx.prefix, id); }
 
   /** Reads a session (counting an access with `refresh`); throws -32002 / -32003. */
   async #load(id: string, now: number, refresh: boolean): Promise<Loaded> {
     const { status, fields } = await this.#script(LOAD, 'reading a session', id, this.#keys(id), [now, this.#timeoutMs, this.#tombstoneMs, id, refresh ? '1' : '0']);
-    return status === 'ok' ? loadedOf(this.#ctx, fields, id) : this.#settle(status, id);
+    return status === 'ok' ? loadedOf(this.#ctx, fields, id) : this.#settle(status, id, fields);
   }
 
   /** Read, change, write if still current (else again); `next: null` writes nothing. */
@@ -228,7 +247,7 @@ export class RedisSessionStore implements TaskSessionStore {
       const { status, fields } = await this.#script(WRITE, 'changing a session', id, this.#keys(id),
         [now, this.#timeoutMs, this.#tombstoneMs, id, version, sessionToFile(step.next)]);
       if (status === 'conflict') return new Conflict(loadedOf(this.#ctx, fields, id));
-      if (status !== 'ok') return this.#settle(status, id);
+      if (status !== 'ok') return this.#settle(status, id, fields);
       versionOf(this.#ctx, fields, id);
       return { rec: step.next, out: step.out };
     }));
@@ -254,11 +273,16 @@ export class RedisSessionStore implements TaskSessionStore {
     };
   }
 
-  /** What a failed status means: gone (-32002/-32003), or a reply no script gives at that point. */
-  #settle(status: Status, id: string): never {
-    if (status === 'expired' || status === 'unknown') throw goneError(this.#ctx, status, id);
-    // `exists` on create: a fresh random id of 96 bits met an existing key, which only a foreign writer explains.
-    throw malformed(this.#ctx, `answer for session ${id}`, `the script answered ${JSON.stringify(status)}`, id);
+  /** A warning about the deployment (its cap, Redis's eviction policy): once per process, not once per call. */
+  #warnOnce(what: string, text: string): void {
+    if (!this.#told.has(what)) this.#log.warn(`${text} (said once)`);
+    this.#told.add(what);
+  }
+
+  /** What a failed status means (replies.ts, settled); an eviction is also logged, once. */
+  #settle(status: Status, id: string, fields: RespValue[]): never {
+    if (status === 'evicted') this.#warnOnce('eviction', `task session ${id} vanished from the store before its timeout: Redis evicts keys to free memory (maxmemory-policy); set maxmemory-policy noeviction (docs/deployment.md, "Redis settings")`);
+    throw settled(this.#ctx, this.#marker, status, id, fields);
   }
 
   async #script(script: RedisScript, doing: string, id: string, keys: string[], args: RedisArg[]): Promise<{ status: Status; fields: RespValue[] }> {

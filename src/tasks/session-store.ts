@@ -2,6 +2,7 @@
 // the Redis store (redis-store.ts) both offer, and the choice between them, made once at start.
 import type { Logger } from '../log.js';
 import type { RedisCommander } from '../redis/client.js';
+import type { DatasetMarker } from '../redis/dataset-marker.js';
 import type { FinalState, SessionView } from './task.js';
 
 export interface TaskSessionStore {
@@ -29,7 +30,9 @@ export interface SessionStoreChoice {
   persistenceDir: string | null;
   lockTimeoutMs: number;
   /** With a shared store, sessions live there and the folder is not used. */
-  shared: { client: RedisCommander; prefix: string; shownUrl: string } | null;
+  shared: { client: RedisCommander; prefix: string; shownUrl: string; marker: DatasetMarker } | null;
+  /** With a shared store: sessions all replicas together may hold (store.max_task_sessions). */
+  maxSharedSessions: number;
   log: Logger;
 }
 
@@ -38,7 +41,10 @@ export async function openSessionStore(c: SessionStoreChoice): Promise<TaskSessi
   if (c.shared) {
     if (c.persistenceDir !== null) c.log.warn(`sessions are kept in the shared store ${c.shared.shownUrl}; the session folder ${c.persistenceDir} is not used`);
     const { RedisSessionStore } = await import('./redis-store.js');
-    return new RedisSessionStore({ redis: c.shared.client, prefix: c.shared.prefix, timeoutSeconds: c.timeoutSeconds, cleanupIntervalSeconds: c.cleanupIntervalSeconds, log: c.log });
+    return new RedisSessionStore({
+      redis: c.shared.client, prefix: c.shared.prefix, marker: c.shared.marker, maxSessions: c.maxSharedSessions,
+      timeoutSeconds: c.timeoutSeconds, cleanupIntervalSeconds: c.cleanupIntervalSeconds, log: c.log,
+    });
   }
   const { LocalSessionStore } = await import('./local-store.js');
   return new LocalSessionStore({

@@ -174,6 +174,6 @@ test('with Redis stopped the GET stream ends unwritten, a session not held here 
   await until('B serving the session again', async () => (await b.post(rpc(2, 'ping'), h)).status === 200, 15_000);
   const call = await b.post(rpc(3, 'tools/call', { name: 'list_modes', arguments: {} }), h);
   assert.equal(call.status, 200, call.body);
-  const keys = await (await connectedClient(t, { url: redis.url })).command('KEYS', 'rms:mcp:*');
+  const keys = await (await connectedClient(t, { url: redis.url })).command('KEYS', 'rms:mcp:{*');
   assert.deepEqual(keys, [`rms:mcp:{${sid}}`], 'the refused session left no record behind');
 });

@@ -3,7 +3,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { BOUNDS } from '../../src/bounds.js';
-import { McpSessionLimitError, McpSessionRecords, parseNews, type McpSessionNews, type McpSessionRecord } from '../../src/http/session-records.js';
+import { McpSessionLimitError, McpSessionRecords, McpSessionsFullError, parseNews, type McpSessionNews, type McpSessionRecord } from '../../src/http/session-records.js';
+import { DatasetMarker } from '../../src/redis/dataset-marker.js';
 import { StoreDataError } from '../../src/redis/input.js';
 import { RedisSubscriber } from '../../src/redis/subscriber.js';
 import { connectedClient, redisMissing, testRedis, within } from '../redis-server.js';
@@ -82,6 +83,61 @@ test('a record lives for its TTL after the last use, and no longer', { skip: red
     await new Promise((resolve) => setTimeout(resolve, 25));
   }
   assert.equal(await recs.touch(SID), false);
+});
+
+test('the records of every replica are counted together: past the cap a create is refused with the wait, and room comes back as records end, expire or vanish', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const client = await connectedClient(t, { url: redis.url });
+  const options = { prefix: 'm6:', ttlMs: 60_000, maxSessions: 3 };
+  const a = new McpSessionRecords(client, { ...options, replicaId: 'a' });
+  const b = new McpSessionRecords(await connectedClient(t, { url: redis.url }), { ...options, replicaId: 'b' });
+  const sids = Array.from({ length: 10 }, () => a.newId());
+  const results = await Promise.allSettled(sids.map((sid, i) => (i % 2 === 0 ? a : b).create(sid, REC)));
+  const made = sids.filter((_, i) => results[i]!.status === 'fulfilled');
+  assert.equal(made.length, 3, 'exactly the cap, however the creates interleave');
+  for (const r of results) {
+    if (r.status === 'rejected') {
+      assert.ok(r.reason instanceof McpSessionsFullError, String(r.reason));
+      assert.equal(r.reason.max, 3);
+      assert.ok(r.reason.retryAfterMs > 59_000 && r.reason.retryAfterMs <= 60_000, `wait ${r.reason.retryAfterMs} ms`);
+    }
+  }
+  assert.equal(await client.command('ZCARD', 'm6:mcp:live'), 3);
+  assert.equal(await a.end(made[0]!), true);
+  await a.create(sids[9]!.replace(/.$/, 'Z'), REC); // an ended one makes room
+  await client.command('DEL', a.key(made[1]!)); // what an eviction does
+  assert.equal(await b.why(made[1]!), 'evicted');
+  assert.equal(await client.command('ZSCORE', 'm6:mcp:live', made[1]!), null, 'an evicted record holds no place');
+  await b.create(b.newId(), REC);
+  await assert.rejects(b.create(b.newId(), REC), McpSessionsFullError);
+  assert.equal(await a.why(a.newId()), 'unknown');
+  assert.equal(await a.why(made[2]!), 'live');
+});
+
+test('a record gone by its TTL reads as expired and its place is taken back when the index is full; one of a lost dataset reads as lost', { skip: redisMissing }, async (t) => {
+  const redis = await testRedis(t);
+  const client = await connectedClient(t, { url: redis.url });
+  const marker = new DatasetMarker('m7:');
+  const recs = new McpSessionRecords(client, { replicaId: 'a', prefix: 'm7:', ttlMs: 300, maxSessions: 1, marker });
+  const first = recs.newId();
+  await recs.create(first, REC);
+  assert.equal(await client.command('GET', 'm7:epoch'), first.slice(0, 6), 'the first record wrote the marker its id carries');
+  const before = Number(await client.command('ZSCORE', 'm7:mcp:live', first));
+  assert.equal(await recs.touch(first), true);
+  assert.ok(Number(await client.command('ZSCORE', 'm7:mcp:live', first)) >= before, 'a touch moves its expiry in the index');
+  for (const deadline = Date.now() + 5000; await client.command('EXISTS', recs.key(first)) === 1;) {
+    assert.ok(Date.now() < deadline, 'the record outlived its TTL by seconds');
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  assert.equal(await recs.why(first), 'expired');
+  const second = recs.newId();
+  await recs.create(second, REC); // the index was full of one expired entry: trimmed, then counted
+  assert.equal(await client.command('ZCARD', 'm7:mcp:live'), 1);
+  // A new dataset (what a restart without persistence leaves): the id's tag is one this process saw, no longer the marker.
+  await client.command('DEL', recs.key(second), 'm7:mcp:live');
+  await client.command('SET', 'm7:epoch', 'abc123');
+  assert.equal(await recs.why(second), 'lost_in_restart');
+  assert.equal(await recs.why(`abc123${'x'.repeat(32)}`), 'unknown', 'an id of the current dataset that is not there is not "lost"');
 });
 
 test('one subscription past the bound is refused and nothing is written', { skip: redisMissing }, async (t) => {

@@ -136,9 +136,15 @@ test('the reconnect wait doubles per attempt, is capped, and keeps between half 
 
 test('the error table: exactly the failures a later attempt can get past are retryable', () => {
   const retryable = Object.entries(REDIS_ERROR_KINDS).filter(([, v]) => v.retryable).map(([k]) => k).sort();
-  assert.deepEqual(retryable, ['connection', 'queue_full', 'timeout', 'unavailable']);
+  assert.deepEqual(retryable, ['connection', 'not_ready', 'queue_full', 'timeout', 'unavailable']);
   assert.equal(new RedisTimeoutError('GET', 5).retryable, true);
   assert.equal(new RedisReplyError('ERR x').retryable, false);
+  // "Not now" replies: the command did not run, and a later try may succeed.
+  for (const text of ['LOADING Redis is loading the dataset in memory', 'BUSY Redis is busy running a script. You can only call SCRIPT KILL or SHUTDOWN NOSAVE.', 'MASTERDOWN Link with MASTER is down and replica-serve-stale-data is set to \'no\'.']) {
+    const e = new RedisReplyError(text);
+    assert.deepEqual([e.kind, e.retryable, e.serverMessage], ['not_ready', true, text]);
+  }
+  assert.equal(new RedisReplyError('LOADINGX y').kind, 'reply', 'the first word must match exactly');
 });
 
 test('options left unset come from the bounds table', () => {
