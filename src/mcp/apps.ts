@@ -16,7 +16,7 @@ export const VIEW_URI = 'ui://roo-modes/modes';
  * renders their result in the view); `app` tools exist for the view alone (hosts keep them from the
  * model, and a client without the extension is never told of them). One table.
  */
-export const VIEW_TOOLS: Readonly<Record<string, 'model' | 'app'>> = {
+export const VIEW_AUDIENCE: Readonly<Record<string, 'model' | 'app'>> = {
   list_modes: 'model',
   get_mode_info: 'model',
   mode_matrix: 'app',
@@ -24,7 +24,7 @@ export const VIEW_TOOLS: Readonly<Record<string, 'model' | 'app'>> = {
 };
 
 /** A tool that exists only for the view. */
-export const appOnly = (name: string): boolean => VIEW_TOOLS[name] === 'app';
+export const appOnly = (name: string): boolean => VIEW_AUDIENCE[name] === 'app';
 
 /**
  * True when the client's capabilities offer the extension with our content type. The settings'
@@ -44,7 +44,7 @@ export const UI_CAPABILITY = { [UI_EXTENSION]: { mimeTypes: [VIEW_MIME] } } as c
  * says and under the flat key hosts released before it still read; `visibility` on app-only tools.
  */
 export function toolMeta(name: string): Record<string, unknown> | undefined {
-  const who = VIEW_TOOLS[name];
+  const who = VIEW_AUDIENCE[name];
   if (who === undefined) return undefined;
   return { ui: who === 'app' ? { resourceUri: VIEW_URI, visibility: ['app'] } : { resourceUri: VIEW_URI }, 'ui/resourceUri': VIEW_URI };
 }

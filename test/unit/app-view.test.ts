@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { loadCatalogue } from '../../src/modes/catalogue.js';
 import { buildViewData, matrixText, viewPath } from '../../src/app/matrix.js';
 import { DATA_SLOT, staticPage, VIEW_PAGE } from '../../src/app/page.js';
-import { offersApps, toolMeta, UI_EXTENSION, VIEW_MIME, VIEW_TOOLS } from '../../src/mcp/apps.js';
+import { offersApps, toolMeta, UI_EXTENSION, VIEW_MIME, VIEW_AUDIENCE } from '../../src/mcp/apps.js';
 // @ts-expect-error: a build script in plain JavaScript, without type declarations
 import { assemble, selfContainedProblems, ViewBuildError } from '../../src/build/app-view.mjs';
 
@@ -113,7 +113,7 @@ test('a client offers the view only with the extension and its content type', ()
 });
 
 test('the view\'s tools name its URI both ways; only the app tools are hidden from the model', () => {
-  for (const [name, who] of Object.entries(VIEW_TOOLS)) {
+  for (const [name, who] of Object.entries(VIEW_AUDIENCE)) {
     const meta = toolMeta(name) as { ui: { resourceUri: string; visibility?: string[] }; 'ui/resourceUri': string };
     assert.equal(meta.ui.resourceUri, meta['ui/resourceUri']);
     assert.deepEqual(meta.ui.visibility, who === 'app' ? ['app'] : undefined);
