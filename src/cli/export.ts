@@ -15,10 +15,10 @@ import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
 import { SETTINGS_FILES, mergeHooks } from '../export/settings.js';
 import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/cursor-hooks.js';
-import { PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
 import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
 import { geminiAgent } from '../export/gemini.js';
 import { writeGeminiPolicy } from './export-gemini.js';
+import { writeOpenCodePlugin } from './export-plugin.js';
 import { mergeJsonFile } from './merge-json-file.js';
 import { expandHome, readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
@@ -100,9 +100,9 @@ const OPTIONS = [
   { name: '--enforce', kind: 'string', value: 'SLUG', repeatable: true, goesWith: { option: '--to', values: ['cursor'] },
     help: '(cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json (merged, backed up). Cursor tells a hook no rule or mode, so it holds in every agent chat of the project; one mode at a time' },
   { name: '--plugin', kind: 'switch', goesWith: { option: '--to', values: OPENCODE_LIKE },
-    help: '(opencode, kilo) also write .opencode/plugins/roo-modes.js or .kilo/plugin/roo-modes.js: asks the hook before each call of an exported agent and blocks when refused or when no answer can be had' },
+    help: '(opencode, kilo) also write .opencode/plugins/roo-modes.js or .kilo/plugin/roo-modes.js and the decision code beside it (.opencode/roo-modes/decision.cjs, .kilo/roo-modes/decision.cjs): decides before each call of an exported agent inside the agent, nothing to install, and blocks when refused or when the decision code cannot run' },
   { name: '--plugin-url', kind: 'string', value: 'URL', goesWith: { option: '--plugin' },
-    help: "(with --plugin) ask serve --http's endpoint instead of starting the hook, e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)" },
+    help: "(with --plugin) ask serve --http's endpoint instead of deciding in process, e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)" },
 ] as const satisfies readonly Option[];
 
 type ExportArgs = Values<typeof OPTIONS>;
@@ -111,6 +111,7 @@ type ExportArgs = Values<typeof OPTIONS>;
 function usageProblem(a: ExportArgs): string | null {
   if (a.settings && a.settingsLocal) return '--settings and --settings-local name two files; pick one';
   if (a.hookCommand.length > 0 && a.hook === 'http') return '--hook-command goes with command hooks, not --hook http';
+  if (a.hookCommand.length > 0 && OPENCODE_LIKE.includes(a.to!)) return `--hook-command has no use with --to ${a.to}: its --plugin decides inside the agent`;
   if (a.hookCommand.length > 0 && a.hookCommand.flat().length === 0) return '--hook-command names no command';
   if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
   if (a.pluginUrl !== undefined && !/^https?:\/\/[^/?#]+\/[^?#]*$/.test(a.pluginUrl)) return `--plugin-url ${a.pluginUrl} is not an http(s) URL with a path and no query, such as http://127.0.0.1:3000/hooks/claude-code`;
@@ -130,7 +131,7 @@ agent's files:
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
   cursor       .cursor/rules/<slug>.mdc      rule; limits described (--enforce: a hook binds one)
   opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins (--plugin:
-                                             a plugin also asks the hook before each call)
+                                             a plugin also decides before each call, in process)
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
   gemini       .gemini/agents/<slug>.md      subagent; tools from the groups; deny rules per
                                              subagent in .gemini/policies/roo-modes.toml, named
@@ -228,15 +229,15 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   }
   const plugin = args.plugin && agents.size > 0;
   if (plugin) {
-    const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
-    failed = !(await place(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }), args, io, report)) || failed;
+    const wrote = await writeOpenCodePlugin(outDir, target as 'opencode' | 'kilo', agents, args.pluginUrl, { place: (file, text, explain) => place(file, text, args, io, report, explain) });
+    failed = !wrote || failed;
   }
   const enforcement = ENFORCEMENT[target];
   const claudeHooks = enforcement !== undefined && (settings !== undefined || modes.some((m) => m.compiled.edit));
   if (claudeHooks) report.push(`  enforcement: ${enforcement(ctx)}`);
-  for (const note of enforcementNotes(target, { enforce, plugin })) report.push(`  enforcement: ${note}`);
-  // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin) needs them to exist there.
-  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined || (plugin && args.pluginUrl === undefined);
+  for (const note of enforcementNotes(target, { enforce, plugin: plugin ? (args.pluginUrl ?? 'in-process') : undefined })) report.push(`  enforcement: ${note}`);
+  // Whatever runs the launcher words (Claude Code's hooks, Cursor's) needs them to exist there.
+  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined;
   const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
@@ -250,12 +251,12 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
  * else wrote is replaced only with --force. With --check nothing is written and any difference
  * fails. False when the file is refused, stale (--check) or could not be written.
  */
-async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
+async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[], explain?: (old: string) => string): Promise<boolean> {
   const old = await readIfExists(file);
   if (old === text) { report.push(`  unchanged: ${file}`); return true; }
   const ours = old === null || writtenByExport(old);
   if (args.check) {
-    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}`);
+    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}${old !== null && explain ? ` (${explain(old)})` : ''}`);
     return false;
   }
   if (!ours && !args.force) {

@@ -1,6 +1,6 @@
 // What each agent enforces of an exported mode, how, and whether its hooks fail open: the facts
 // the export report and --help print (sources: ../shared/reference/hooks.md §2). Text only.
-import { PLUGIN_PATHS } from './opencode-plugin.js';
+import { DECISION_PATHS, PLUGIN_PATHS } from './opencode-plugin.js';
 import { CURSOR_HOOKS_FILE } from './cursor-hooks.js';
 import { GEMINI_POLICY_FILE } from './gemini-policy.js';
 import { GEMINI_SETTINGS_FILE } from './gemini-settings.js';
@@ -8,8 +8,8 @@ import { GEMINI_SETTINGS_FILE } from './gemini-settings.js';
 export interface EnforcementChoice {
   /** (cursor) the mode .cursor/hooks.json enforces, if one was chosen. */
   enforce?: string;
-  /** (opencode, kilo) whether the plugin was written. */
-  plugin: boolean;
+  /** (opencode, kilo) the plugin written: deciding in process, or asking this URL. */
+  plugin?: 'in-process' | string;
 }
 
 const VSCODE = [
@@ -43,9 +43,17 @@ export function enforcementNotes(target: string, choice: EnforcementChoice): str
     case 'opencode':
     case 'kilo': {
       const name = target === 'kilo' ? 'Kilo Code 7' : 'OpenCode';
-      return choice.plugin
-        ? [`${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it asks the hook and throws to block, also when no answer can be had (fails closed).${target === 'kilo' ? ' KILO_PURE=1 skips plugins.' : ''}`]
-        : [`${name}: the agents' permission rules (exact globs). --plugin adds ${PLUGIN_PATHS[target]}, which asks the hook before each call of an exported agent and fails closed.`];
+      const pure = target === 'kilo' ? ' KILO_PURE=1 skips plugins, and with them this check.' : '';
+      if (choice.plugin === undefined) {
+        return [`${name}: the agents' permission rules (exact globs). --plugin adds ${PLUGIN_PATHS[target]}, which decides before each call of an exported agent inside ${name} and fails closed.`];
+      }
+      if (choice.plugin !== 'in-process') {
+        return [`${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it asks ${choice.plugin} and throws to block, also when no answer can be had (fails closed): keep roo-modes-server serve --http running there.${pure}`];
+      }
+      return [
+        `${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it decides inside ${name} with ${DECISION_PATHS[target]} (what roo-modes-server hook decides; nothing to install, no process per call) and throws to block. When that file is missing, changed or fails, every call of those agents is blocked (fails closed).${pure}`,
+        `${name} drops a plugin that fails to import without a word: the plugin itself imports nothing until its first call. Commit both files; a teammate needs nothing else.`,
+      ];
     }
     case 'gemini':
       return GEMINI;
