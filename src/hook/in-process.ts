@@ -3,7 +3,7 @@
 // It never allows a call it cannot judge: every failure is an answer that blocks.
 import { statSync } from 'node:fs';
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_MODESETS_DIR, loadCatalogue, resolveModeFiles, sourcePaths, type Catalogue, type ModeSourcesConfig } from '../modes/catalogue.js';
 import { allCandidates } from '../modes/sources.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
@@ -31,6 +31,23 @@ interface Snapshot {
   watched: readonly string[];
   signature: string;
   racy: boolean;
+}
+
+/**
+ * What to look at for `paths`: each file that exists; for one that does not, the deepest folder
+ * above it that does (creating the file, or a folder on its way, changes that folder's time), so
+ * the editors' storage trees an absent editor would have cost one look, not one per file. Missing
+ * files right in the project or the home folder are looked at themselves: those folders change at
+ * every new file, and each change would read the modes again.
+ */
+function watchList(paths: readonly string[], keep: readonly string[]): string[] {
+  const out = new Set<string>();
+  for (const path of paths) {
+    let at = path;
+    while (statSync(at, { throwIfNoEntry: false }) === undefined && dirname(at) !== at && !keep.includes(dirname(at))) at = dirname(at);
+    out.add(statSync(at, { throwIfNoEntry: false }) === undefined ? path : at);
+  }
+  return [...out];
 }
 
 /** Each file's size, modification time and inode ('-' when absent): an editor that renames a new file over the old one changes the inode even within one tick. */
@@ -67,7 +84,7 @@ export function createDecider(projectRoot: string, env: NodeJS.ProcessEnv = proc
 
   const load = async (): Promise<Snapshot> => {
     const files = await resolveModeFiles(config);
-    const watched = [...new Set([...always, ...files.layers.map((l) => l.file)])];
+    const watched = watchList([...new Set([...always, ...files.layers.map((l) => l.file)])], [root, home]);
     // Looked at before reading: a change made during the read shows at the next call.
     const seen = look(watched, Date.now());
     return { catalogue: await loadCatalogue(config), watched, ...seen };

@@ -87,3 +87,18 @@ test('a global mode and the active mode set count as for the hook; a broken file
   writeFileSync(join(env.ROO_CONFIG_DIR!, 'modes.yaml'), 'customModes:\n  - slug: notes\n');
   assert.match(String(await allowed(d, 'a.md')), /^fail: unknown mode "notes" .*problems in the mode files: .*(set\.yaml|modes\.yaml):\d/);
 });
+
+test('a modes file that appears deep in a folder tree that did not exist is seen at the next call', async (t) => {
+  const { root, env } = project(t);
+  const config = join(env.HOME!, '.config');
+  mkdirSync(config);
+  for (const f of [config, env.HOME!, root]) age(f);
+  const d = createDecider(root, { ...env, XDG_CONFIG_HOME: undefined });
+  assert.match(String(await allowed(d, 'a.md')), /^fail: unknown mode "notes"/);
+  // Roo Code's own global file in VS Code's storage, a tree of five new folders.
+  const settings = join(config, 'Code', 'User', 'globalStorage', 'rooveterinaryinc.roo-cline', 'settings');
+  mkdirSync(settings, { recursive: true });
+  writeFileSync(join(settings, 'custom_modes.yaml'), modes('\\.md$'));
+  age(join(settings, 'custom_modes.yaml'));
+  assert.equal(await allowed(d, 'a.md'), true);
+});
