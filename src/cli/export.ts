@@ -42,10 +42,10 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
   gemini: geminiAgent,
 };
 
-/** The folder each target writes its per-mode files into, where a full export looks for its left-overs. */
-const FOLDERS: Readonly<Record<string, string>> = {
-  'claude-code': '.claude/agents', vscode: '.github/agents', cursor: '.cursor/rules', opencode: '.opencode/agents', kilo: '.kilo/agents',
-  gemini: '.gemini/agents',
+/** The folders each target writes its per-mode files into, where a full export looks for its left-overs. */
+const FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  'claude-code': ['.claude/agents'], vscode: ['.github/agents'], cursor: ['.cursor/rules', '.cursor/agents'], opencode: ['.opencode/agents'],
+  kilo: ['.kilo/agents'], gemini: ['.gemini/agents'],
 };
 
 /**
@@ -129,7 +129,9 @@ agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
-  cursor       .cursor/rules/<slug>.mdc      rule; limits described (--enforce: a hook binds one)
+  cursor       .cursor/rules/<slug>.mdc      rule, and .cursor/agents/<slug>.md a subagent (readonly
+                                             without edit); limits described (--enforce: a hook
+                                             binds one)
   opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins (--plugin:
                                              a plugin also decides before each call, in process)
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
@@ -196,21 +198,23 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const exported: CompiledMode[] = [];
   for (const mode of modes) {
     const result = TARGETS[target]!(await prepareMode(mode, ctx), ctx);
+    for (const l of result.enforced ?? []) report.push(`  enforced (${mode.slug}): ${l}`);
     for (const l of result.lost) report.push(`  not carried over (${mode.slug}): ${l}`);
     if (result.refused !== undefined || result.path === undefined || result.text === undefined) {
       report.push(`  refused: ${result.refused ?? mode.slug}`);
       failed = true;
       continue;
     }
-    const clash = seen.get(result.path);
-    if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash} both become ${result.path}`); failed = true; continue; }
-    seen.set(result.path, mode.slug);
+    const files = [{ path: result.path, text: result.text }, ...(result.also ?? [])];
+    const clash = files.map((f) => [f.path, seen.get(f.path)] as const).find(([, other]) => other !== undefined);
+    if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash[1]} both become ${clash[0]}`); failed = true; continue; }
+    for (const f of files) seen.set(f.path, mode.slug);
     agents.set(mode.slug, mode.slug);
     exported.push(mode);
-    failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
+    for (const f of files) failed = !(await place(join(outDir, f.path), f.text, args, io, report)) || failed;
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
-  if (args.mode.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
+  for (const folder of args.mode.length === 0 ? FOLDERS[target] ?? [] : []) failed = !(await leftovers(join(outDir, folder), seen, outDir, report)) || failed;
   if (settings !== undefined) {
     const entry = hookEntry(claudeHook(ctx, null));
     failed = !(await mergeInto(join(outDir, SETTINGS_FILES[settings]), (text) => mergeHooks(text, entry), 'one hook for every exported agent, by agent_type', args, io, report)) || failed;

@@ -37,9 +37,12 @@ export function enforcementNotes(target: string, choice: EnforcementChoice): str
     case 'vscode':
       return VSCODE;
     case 'cursor':
-      return choice.enforce === undefined
-        ? ['Cursor: the rules only describe the limits. --enforce SLUG makes one mode binding through a preToolUse hook in .cursor/hooks.json; it then holds in every agent chat of the project, since Cursor tells a hook no rule or mode.']
-        : [`Cursor: ${CURSOR_HOOKS_FILE} runs the hook for mode ${choice.enforce} before every tool call of every agent chat in this project (Cursor tells a hook no rule or mode), with failClosed: a hook that cannot start, crashes or times out blocks the call. The other modes' rules are described only.`];
+      return [
+        'Cursor: each mode is a rule and a subagent (.cursor/agents), both describing its limits. Cursor holds a subagent only to readonly (no file writes), written for a mode without the edit group: a subagent has no tool list and no path limits.',
+        choice.enforce === undefined
+          ? 'Cursor: --enforce SLUG makes one mode binding through a preToolUse hook in .cursor/hooks.json; it then holds in every agent chat of the project, since Cursor tells a hook no rule, mode or subagent.'
+          : `Cursor: ${CURSOR_HOOKS_FILE} runs the hook for mode ${choice.enforce} before every tool call of every agent chat in this project, subagents included (Cursor tells a hook no rule, mode or subagent), with failClosed: a hook that cannot start, crashes or times out blocks the call. The other modes' limits are described only.`,
+      ];
     case 'opencode':
     case 'kilo': {
       const name = target === 'kilo' ? 'Kilo Code 7' : 'OpenCode';
