@@ -3,7 +3,8 @@
 // did not write unless told to, and never writes a path of this machine into one.
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { loadCatalogue } from '../modes/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
+import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
@@ -82,6 +83,7 @@ const OPTIONS = [
   { name: '--to', kind: 'enum', value: 'AGENT', choices: Object.keys(TARGETS), required: true, help: 'the target' },
   { name: '--mode', kind: 'string', value: 'SLUG', repeatable: true, help: 'export this mode, built-in or not (repeatable; default: every custom mode)' },
   { name: '--builtins', kind: 'switch', help: 'also export the built-in modes (their instructions name Roo-only tools)' },
+  { name: '--include-global', kind: 'switch', help: 'also export your global (personal) modes (~/.roo-code, an editor\'s storage, ~/.kilocodemodes): they go into the project\'s shared files, and teammates do not have them' },
   { name: '--out', kind: 'path', value: 'DIR', help: 'where to write (default: the project root)' },
   { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT or .)' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
@@ -124,8 +126,8 @@ function usageProblem(a: ExportArgs): string | null {
 const COMMAND: Command<typeof OPTIONS> = {
   name: 'export',
   usage: [`--to ${Object.keys(TARGETS).join('|')} [options]`],
-  about: `Writes the project's and the global custom modes (built-in ones with --builtins) as the other
-agent's files:
+  about: `Writes the project's custom modes (built-in ones with --builtins, your global ones with
+--include-global) as the other agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
@@ -143,7 +145,7 @@ agent's files:
   notes: `Claude Code hooks carry "onFailure": "block", honoured from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}: a hook that
 cannot run blocks the edit. Older versions ignore it and let the edit through.
 Exit status: 0 done (or, with --check, up to date), 1 something was refused, stale or could not be
-written, 2 bad usage.
+written, or a broken mode was left out (the rest is written), 2 bad usage.
 
 Enforcement elsewhere:
 ${NO_TARGET.map((l) => `  ${l}`).join('\n')}`,
@@ -181,17 +183,29 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   });
   const unknown = args.mode.filter((s) => !catalogue.get(s));
   if (unknown.length > 0) { io.err(`${usageMessage('export', `unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
+  // Personal modes would land in the project's shared files unannounced: only on request.
+  const personal = args.mode.map((s) => catalogue.get(s)!).filter((m) => m.source === 'global');
+  if (personal.length > 0 && !args.includeGlobal) {
+    io.err(`${usageMessage('export', `${personal.map((m) => `${m.slug} is a global (personal) mode from ${m.file ?? 'your global modes'}`).join('; ')}: add --include-global to export ${personal.length === 1 ? 'it' : 'them'} into the project`)}\n`);
+    return 2;
+  }
   // Built-in modes' instructions name Roo-only tools (new_task, attempt_completion): only on request.
-  const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!)
-    : catalogue.modes.filter((m) => args.builtins || m.source !== 'builtin');
+  const wanted = (m: CompiledMode): boolean => (m.source === 'builtin' ? args.builtins : m.source === 'global' ? args.includeGlobal : true);
+  const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!) : catalogue.modes.filter(wanted);
+  const leftGlobal = args.mode.length > 0 ? [] : catalogue.modes.filter((m) => m.source === 'global' && !wanted(m));
   if (enforce !== undefined && !catalogue.get(enforce)) { io.err(`${usageMessage('export', `unknown mode ${enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
   const entryCommand = args.hookCommand.length > 0 ? args.hookCommand.flat() : DEFAULT_LAUNCHER;
   const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand, hook, lossy: args.lossy, enforce };
 
-  // A broken mode file is reported, not fatal: its good modes (and the others) still export.
-  const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
-  if (modes.length === 0) report.push('  no custom modes to export (--builtins exports the built-in ones, --mode SLUG one of them)');
-  let failed = false;
+  // A broken mode is reported and the rest still exports; the exit status then says something is missing.
+  const report: string[] = [];
+  const broken = brokenModes(catalogue, projectRoot, args.includeGlobal);
+  for (const i of broken.ours) report.push(`  skipped (broken): ${i.file}:${i.line ?? 1}: ${i.message}`);
+  for (const i of broken.personal) report.push(`  problem in your global mode files (not exported): ${i.file}:${i.line ?? 1}: ${i.message}`);
+  if (leftGlobal.length > 0) report.push(`  not exported (global, personal): ${leftGlobal.map((m) => m.slug).join(', ')}; --include-global exports them into the project's files`);
+  if (modes.length === 0) report.push('  no custom modes to export (--builtins exports the built-in ones, --include-global your global ones, --mode SLUG one of them)');
+  // With --mode the named modes were found: a broken other one is not part of this export.
+  let failed = broken.ours.length > 0 && args.mode.length === 0;
   const seen = new Map<string, string>();
   /** Agent name → slug of each agent file produced, for --plugin. */
   const agents = new Map<string, string>();
@@ -246,8 +260,17 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
   io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
-  if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
+  const n = broken.ours.length;
+  if (n > 0 && args.mode.length === 0) io.out(`${n === 1 ? 'A broken mode was left' : `${n} problems in the mode files left modes`} out of this export: fix ${n === 1 ? 'it' : 'them'} (roo-modes-server validate) and export again.\n`);
+  else if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
   return failed ? 1 : 0;
+}
+
+/** The catalogue's problems, split into those of the files this export draws from and the user's other global files. */
+function brokenModes(catalogue: Catalogue, projectRoot: string, includeGlobal: boolean): { ours: ModeIssue[]; personal: ModeIssue[] } {
+  const inProject = (file: string): boolean => { const rel = relative(projectRoot, file); return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel); };
+  const ours = catalogue.issues.filter((i) => includeGlobal || inProject(i.file));
+  return { ours, personal: catalogue.issues.filter((i) => !ours.includes(i)) };
 }
 
 /**
