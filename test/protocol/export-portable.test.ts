@@ -81,17 +81,23 @@ const editEvent = (projectDir: string, file: string): object => ({
   hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(projectDir, file), content: 'x' }, cwd: projectDir,
 });
 
-test('an exported project copied to another folder still denies an out-of-pattern edit through the installed package', () => {
+/** A project of its own with the fixture modes, exported by the installed CLI with `args`; then copied elsewhere. */
+function exportAndCopy(name: string, args: string[]): { home: string; original: string; copy: string; stdout: string } {
   const home = mkdtempSync(join(box.scratch, 'home-'));
-  const original = join(box.scratch, 'exporter', 'app');
+  const original = join(box.scratch, 'exporter', name);
   mkdirSync(original, { recursive: true });
   writeFileSync(join(original, '.roomodes'), ROOMODES);
-  const exported = installedCli(['export', '--to', 'claude-code', '--settings'], original, home);
+  const exported = installedCli(['export', ...args], original, home);
   assert.equal(exported.status, 0, exported.stdout + exported.stderr);
-  assert.match(exported.stdout, /"onFailure": "block".*Claude Code 2\.1\.295.*older versions ignore the key and let the edit through/);
-
-  const copy = join(box.scratch, 'elsewhere', 'app');
+  const copy = join(box.scratch, 'elsewhere', name);
   cpSync(original, copy, { recursive: true });
+  return { home, original, copy, stdout: exported.stdout };
+}
+
+test('an exported project copied to another folder still denies an out-of-pattern edit through the installed package', () => {
+  const { home, original, copy, stdout } = exportAndCopy('app', ['--to', 'claude-code', '--settings']);
+  assert.match(stdout, /"onFailure": "block".*Claude Code 2\.1\.295.*older versions ignore the key and let the edit through/);
+
   const written = files(join(copy, '.claude'));
   assert.deepEqual(written.map((f) => f.slice(copy.length + 1)).sort(), ['.claude/agents/docs-writer.md', '.claude/settings.json']);
   // Nothing in them names a folder of the machine that exported them.
@@ -174,14 +180,7 @@ test('the installed add-to-mcp-config and generate-config write no path of this 
 });
 
 test('the installed package exports the OpenCode plugin with its decision code, and the copy decides with nothing installed', async () => {
-  const home = mkdtempSync(join(box.scratch, 'home-'));
-  const original = join(box.scratch, 'exporter', 'opencode');
-  mkdirSync(original, { recursive: true });
-  writeFileSync(join(original, '.roomodes'), ROOMODES);
-  const exported = installedCli(['export', '--to', 'opencode', '--plugin'], original, home);
-  assert.equal(exported.status, 0, exported.stdout + exported.stderr);
-  const copy = join(box.scratch, 'elsewhere', 'opencode');
-  cpSync(original, copy, { recursive: true });
+  const { home, original, copy } = exportAndCopy('opencode', ['--to', 'opencode', '--plugin']);
   const written = files(join(copy, '.opencode')).map((f) => f.slice(copy.length + 1)).sort();
   assert.deepEqual(written, ['.opencode/agents/docs-writer.md', '.opencode/plugins/roo-modes.js', '.opencode/roo-modes/decision.cjs']);
   for (const file of written) {
