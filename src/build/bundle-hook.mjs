@@ -132,11 +132,11 @@ export async function writeBundle(entry, names, out) {
 
 /**
  * The bundles: the command hook's, and the decision code that `export --plugin` copies beside the
- * OpenCode/Kilo plugin (src/hook/in-process.ts), which Bun runs inside the agent (no other file to find).
+ * OpenCode/Kilo plugin (src/cli/plugin-decision.ts), which Bun runs inside the agent (no other file to find).
  */
 const BUNDLES = [
   { entry: join('cli', 'hook.js'), names: ['runHook'], out: 'hook-bundle.cjs' },
-  { entry: join('hook', 'in-process.js'), names: ['createDecider'], out: 'plugin-decision.cjs' },
+  { entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], out: 'plugin-decision.cjs' },
 ];
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {

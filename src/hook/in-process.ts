@@ -6,7 +6,6 @@ import { homedir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
 import { DEFAULT_MODESETS_DIR, loadCatalogue, resolveModeFiles, sourcePaths, type Catalogue, type ModeSourcesConfig } from '../modes/catalogue.js';
 import { allCandidates } from '../modes/sources.js';
-import { convertLegacyRoles } from '../modesets/legacy.js';
 import { toolEventOf } from './event.js';
 import { judgeEvent, type Verdict } from './decide.js';
 
@@ -66,15 +65,16 @@ function look(paths: readonly string[], since: number): { signature: string; rac
 
 /**
  * The decider for the project at `projectRoot`, reading the modes `hook` reads without flags: the
- * project's files (or its active mode set) and the global ones ($ROO_CONFIG_DIR, else ~/.roo-code).
+ * project's files (or its active mode set, its documents turned into modes by `convertDocument`, as
+ * the hook's are) and the global ones ($ROO_CONFIG_DIR, else ~/.roo-code).
  */
-export function createDecider(projectRoot: string, env: NodeJS.ProcessEnv = process.env): Decider {
+export function createDecider(projectRoot: string, env: NodeJS.ProcessEnv, convertDocument: ModeSourcesConfig['convertDocument']): Decider {
   const root = resolve(projectRoot);
   const home = env.HOME || homedir();
   const dir = env.ROO_CONFIG_DIR || '~/.roo-code';
   const config: ModeSourcesConfig = {
     projectRoot: root, configDir: resolve(dir === '~' || dir.startsWith('~/') ? join(home, dir.slice(1)) : dir),
-    globalModesFile: null, convertDocument: convertLegacyRoles, env, homeDir: home,
+    globalModesFile: null, convertDocument, env, homeDir: home,
   };
   const sets = join(root, DEFAULT_MODESETS_DIR);
   // Every file a load could read, and the mode-set pointer and folder, whose changes pick another file.

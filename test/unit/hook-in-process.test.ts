@@ -3,7 +3,7 @@ import assert from 'node:assert/strict';
 import { mkdirSync, mkdtempSync, realpathSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createDecider } from '../../src/hook/in-process.js';
+import { createDecider } from '../../src/cli/plugin-decision.js';
 
 const modes = (pattern: string): string => `customModes:
   - slug: notes
