@@ -81,7 +81,7 @@ const OPENCODE_LIKE = ['opencode', 'kilo'];
 
 const OPTIONS = [
   { name: '--to', kind: 'enum', value: 'AGENT', choices: Object.keys(TARGETS), required: true, help: 'the target' },
-  { name: '--mode', kind: 'string', value: 'SLUG', repeatable: true, help: 'export this mode, built-in or not (repeatable; default: every custom mode)' },
+  { name: '--mode', kind: 'string', value: 'SLUG', repeatable: true, help: 'export this mode, built-in or not (repeatable; default: every custom mode of the project)' },
   { name: '--builtins', kind: 'switch', help: 'also export the built-in modes (their instructions name Roo-only tools)' },
   { name: '--include-global', kind: 'switch', help: 'also export your global (personal) modes (~/.roo-code, an editor\'s storage, ~/.kilocodemodes): they go into the project\'s shared files, and teammates do not have them' },
   { name: '--out', kind: 'path', value: 'DIR', help: 'where to write (default: the project root)' },
