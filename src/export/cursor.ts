@@ -53,7 +53,7 @@ export function cursorRule(m: ExportMode, enforced?: string): TargetOutput {
   const lost: string[] = [];
   const held: string[] = [];
   if (readonly) held.push('the subagent is readonly: Cursor lets it write no file');
-  if (readonly && mode.compiled.groups.has('command')) lost.push('readonly also stops commands that change anything, which the mode\'s command group would allow');
+  if (readonly && mode.compiled.groups.has('command')) lost.push('readonly restricts writes as a whole, so commands that change files may be refused too, which the mode\'s command group would allow');
   const pattern = mode.compiled.edit?.fileRegex;
   if (enforced !== undefined && enforced !== mode.slug) held.push(`${CURSOR_HOOKS_FILE} holds every agent chat, this subagent included, to mode ${enforced}`);
   if (enforced === mode.slug) {

@@ -75,7 +75,7 @@ test('each mode is also a Cursor subagent: instructions and limits, readonly wit
   assert.match(docs, /- edit — only files whose path matches the regular expression `\^docs\/`/);
   for (const text of [reviewer, docs]) for (const place of [root, env.HOME!, REPO.replace(/\/$/, '')]) assert.ok(!text.includes(place), `a subagent names ${place}`);
   assert.match(r.stdout, /enforced \(Reviewer\): the subagent is readonly: Cursor lets it write no file\n/);
-  assert.match(r.stdout, /not carried over \(Reviewer\): readonly also stops commands that change anything/);
+  assert.match(r.stdout, /not carried over \(Reviewer\): readonly restricts writes as a whole, so commands that change files may be refused too/);
   assert.match(r.stdout, /enforced \(docs-writer\): nothing: the rule and the subagent describe the limits\n/);
   assert.match(r.stdout, /not carried over \(docs-writer\): the edit pattern \^docs\/: a Cursor subagent has no path limits; only --enforce docs-writer .* holds it/);
   assert.match(r.stdout, /enforcement: Cursor: each mode is a rule and a subagent .*readonly/);
