@@ -130,13 +130,24 @@ export async function writeBundle(entry, names, out) {
   return modules.size;
 }
 
+/**
+ * The bundles: the command hook's, and the decision code that `export --plugin` copies beside the
+ * OpenCode/Kilo plugin (src/cli/plugin-decision.ts), which Bun runs inside the agent (no other file to find).
+ */
+const BUNDLES = [
+  { entry: join('cli', 'hook.js'), names: ['runHook'], out: 'hook-bundle.cjs' },
+  { entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], out: 'plugin-decision.cjs' },
+];
+
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const out = join(DIST, 'hook-bundle.cjs');
-  try {
-    const count = await writeBundle(join(DIST, 'cli', 'hook.js'), ['runHook'], out);
-    process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules\n`);
-  } catch (err) {
-    process.stderr.write(`bundle-hook: ${err instanceof Error ? err.message : String(err)}\n`);
-    process.exitCode = 1;
+  for (const b of BUNDLES) {
+    const out = join(DIST, b.out);
+    try {
+      const count = await writeBundle(join(DIST, b.entry), b.names, out);
+      process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules\n`);
+    } catch (err) {
+      process.stderr.write(`bundle-hook: ${b.out}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.exitCode = 1;
+    }
   }
 }

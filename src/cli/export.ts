@@ -3,7 +3,8 @@
 // did not write unless told to, and never writes a path of this machine into one.
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { mkdir, readdir, readFile } from 'node:fs/promises';
-import { loadCatalogue } from '../modes/catalogue.js';
+import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
+import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
@@ -15,10 +16,10 @@ import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
 import { SETTINGS_FILES, mergeHooks } from '../export/settings.js';
 import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/cursor-hooks.js';
-import { PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
 import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
 import { geminiAgent } from '../export/gemini.js';
 import { writeGeminiPolicy } from './export-gemini.js';
+import { writeOpenCodePlugin } from './export-plugin.js';
 import { mergeJsonFile } from './merge-json-file.js';
 import { expandHome, readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
 import { ShellWordsError, splitShellWords } from './shell-words.js';
@@ -42,10 +43,10 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
   gemini: geminiAgent,
 };
 
-/** The folder each target writes its per-mode files into, where a full export looks for its left-overs. */
-const FOLDERS: Readonly<Record<string, string>> = {
-  'claude-code': '.claude/agents', vscode: '.github/agents', cursor: '.cursor/rules', opencode: '.opencode/agents', kilo: '.kilo/agents',
-  gemini: '.gemini/agents',
+/** The folders each target writes its per-mode files into, where a full export looks for its left-overs. */
+const FOLDERS: Readonly<Record<string, readonly string[]>> = {
+  'claude-code': ['.claude/agents'], vscode: ['.github/agents'], cursor: ['.cursor/rules', '.cursor/agents'], opencode: ['.opencode/agents'],
+  kilo: ['.kilo/agents'], gemini: ['.gemini/agents'],
 };
 
 /**
@@ -80,8 +81,9 @@ const OPENCODE_LIKE = ['opencode', 'kilo'];
 
 const OPTIONS = [
   { name: '--to', kind: 'enum', value: 'AGENT', choices: Object.keys(TARGETS), required: true, help: 'the target' },
-  { name: '--mode', kind: 'string', value: 'SLUG', repeatable: true, help: 'export this mode, built-in or not (repeatable; default: every custom mode)' },
+  { name: '--mode', kind: 'string', value: 'SLUG', repeatable: true, help: 'export this mode, built-in or not (repeatable; default: every custom mode of the project)' },
   { name: '--builtins', kind: 'switch', help: 'also export the built-in modes (their instructions name Roo-only tools)' },
+  { name: '--include-global', kind: 'switch', help: 'also export your global (personal) modes (~/.roo-code, an editor\'s storage, ~/.kilocodemodes): they go into the project\'s shared files, and teammates do not have them' },
   { name: '--out', kind: 'path', value: 'DIR', help: 'where to write (default: the project root)' },
   { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT or .)' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
@@ -100,9 +102,9 @@ const OPTIONS = [
   { name: '--enforce', kind: 'string', value: 'SLUG', repeatable: true, goesWith: { option: '--to', values: ['cursor'] },
     help: '(cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json (merged, backed up). Cursor tells a hook no rule or mode, so it holds in every agent chat of the project; one mode at a time' },
   { name: '--plugin', kind: 'switch', goesWith: { option: '--to', values: OPENCODE_LIKE },
-    help: '(opencode, kilo) also write .opencode/plugins/roo-modes.js or .kilo/plugin/roo-modes.js: asks the hook before each call of an exported agent and blocks when refused or when no answer can be had' },
+    help: '(opencode, kilo) also write .opencode/plugins/roo-modes.js or .kilo/plugin/roo-modes.js and the decision code beside it (.opencode/roo-modes/decision.cjs, .kilo/roo-modes/decision.cjs): decides before each call of an exported agent inside the agent, nothing to install, and blocks when refused or when the decision code cannot run' },
   { name: '--plugin-url', kind: 'string', value: 'URL', goesWith: { option: '--plugin' },
-    help: "(with --plugin) ask serve --http's endpoint instead of starting the hook, e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)" },
+    help: "(with --plugin) ask serve --http's endpoint instead of deciding in process, e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)" },
 ] as const satisfies readonly Option[];
 
 type ExportArgs = Values<typeof OPTIONS>;
@@ -111,6 +113,7 @@ type ExportArgs = Values<typeof OPTIONS>;
 function usageProblem(a: ExportArgs): string | null {
   if (a.settings && a.settingsLocal) return '--settings and --settings-local name two files; pick one';
   if (a.hookCommand.length > 0 && a.hook === 'http') return '--hook-command goes with command hooks, not --hook http';
+  if (a.hookCommand.length > 0 && OPENCODE_LIKE.includes(a.to!)) return `--hook-command has no use with --to ${a.to}: its --plugin decides inside the agent`;
   if (a.hookCommand.length > 0 && a.hookCommand.flat().length === 0) return '--hook-command names no command';
   if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
   if (a.pluginUrl !== undefined && !/^https?:\/\/[^/?#]+\/[^?#]*$/.test(a.pluginUrl)) return `--plugin-url ${a.pluginUrl} is not an http(s) URL with a path and no query, such as http://127.0.0.1:3000/hooks/claude-code`;
@@ -123,14 +126,16 @@ function usageProblem(a: ExportArgs): string | null {
 const COMMAND: Command<typeof OPTIONS> = {
   name: 'export',
   usage: [`--to ${Object.keys(TARGETS).join('|')} [options]`],
-  about: `Writes the project's and the global custom modes (built-in ones with --builtins) as the other
-agent's files:
+  about: `Writes the project's custom modes (built-in ones with --builtins, your global ones with
+--include-global) as the other agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
                                              (roo-modes-server hook claude-code) enforces fileRegex
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
-  cursor       .cursor/rules/<slug>.mdc      rule; limits described (--enforce: a hook binds one)
+  cursor       .cursor/rules/<slug>.mdc      rule, and .cursor/agents/<slug>.md a subagent (readonly
+                                             without edit); limits described (--enforce: a hook
+                                             binds one)
   opencode     .opencode/agents/<slug>.md    agent; permission rules, last match wins (--plugin:
-                                             a plugin also asks the hook before each call)
+                                             a plugin also decides before each call, in process)
   kilo         .kilo/agents/<slug>.md        the same, for Kilo Code 7
   gemini       .gemini/agents/<slug>.md      subagent; tools from the groups; deny rules per
                                              subagent in .gemini/policies/roo-modes.toml, named
@@ -140,7 +145,7 @@ agent's files:
   notes: `Claude Code hooks carry "onFailure": "block", honoured from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}: a hook that
 cannot run blocks the edit. Older versions ignore it and let the edit through.
 Exit status: 0 done (or, with --check, up to date), 1 something was refused, stale or could not be
-written, 2 bad usage.
+written, or a broken mode was left out (the rest is written), 2 bad usage.
 
 Enforcement elsewhere:
 ${NO_TARGET.map((l) => `  ${l}`).join('\n')}`,
@@ -178,38 +183,52 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   });
   const unknown = args.mode.filter((s) => !catalogue.get(s));
   if (unknown.length > 0) { io.err(`${usageMessage('export', `unknown mode ${unknown.join(', ')}; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
+  // Personal modes would land in the project's shared files unannounced: only on request.
+  const personal = args.mode.map((s) => catalogue.get(s)!).filter((m) => m.source === 'global');
+  if (personal.length > 0 && !args.includeGlobal) {
+    io.err(`${usageMessage('export', `${personal.map((m) => `${m.slug} is a global (personal) mode from ${m.file ?? 'your global modes'}`).join('; ')}: add --include-global to export ${personal.length === 1 ? 'it' : 'them'} into the project`)}\n`);
+    return 2;
+  }
   // Built-in modes' instructions name Roo-only tools (new_task, attempt_completion): only on request.
-  const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!)
-    : catalogue.modes.filter((m) => args.builtins || m.source !== 'builtin');
+  const wanted = (m: CompiledMode): boolean => (m.source === 'builtin' ? args.builtins : m.source === 'global' ? args.includeGlobal : true);
+  const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!) : catalogue.modes.filter(wanted);
+  const leftGlobal = args.mode.length > 0 ? [] : catalogue.modes.filter((m) => m.source === 'global' && !wanted(m));
   if (enforce !== undefined && !catalogue.get(enforce)) { io.err(`${usageMessage('export', `unknown mode ${enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
   const entryCommand = args.hookCommand.length > 0 ? args.hookCommand.flat() : DEFAULT_LAUNCHER;
   const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand, hook, lossy: args.lossy, enforce };
 
-  // A broken mode file is reported, not fatal: its good modes (and the others) still export.
-  const report: string[] = catalogue.issues.map((i) => `  problem in the mode files: ${i.file}:${i.line ?? 1}: ${i.message}`);
-  if (modes.length === 0) report.push('  no custom modes to export (--builtins exports the built-in ones, --mode SLUG one of them)');
-  let failed = false;
+  // A broken mode is reported and the rest still exports; the exit status then says something is missing.
+  const report: string[] = [];
+  const broken = brokenModes(catalogue, projectRoot, args.includeGlobal);
+  for (const i of broken.ours) report.push(`  skipped (broken): ${i.file}:${i.line ?? 1}: ${i.message}`);
+  for (const i of broken.personal) report.push(`  problem in your global mode files (not exported): ${i.file}:${i.line ?? 1}: ${i.message}`);
+  if (leftGlobal.length > 0) report.push(`  not exported (global, personal): ${leftGlobal.map((m) => m.slug).join(', ')}; --include-global exports them into the project's files`);
+  if (modes.length === 0) report.push('  no custom modes to export (--builtins exports the built-in ones, --include-global your global ones, --mode SLUG one of them)');
+  // With --mode the named modes were found: a broken other one is not part of this export.
+  let failed = broken.ours.length > 0 && args.mode.length === 0;
   const seen = new Map<string, string>();
   /** Agent name → slug of each agent file produced, for --plugin. */
   const agents = new Map<string, string>();
   const exported: CompiledMode[] = [];
   for (const mode of modes) {
     const result = TARGETS[target]!(await prepareMode(mode, ctx), ctx);
+    for (const l of result.enforced ?? []) report.push(`  enforced (${mode.slug}): ${l}`);
     for (const l of result.lost) report.push(`  not carried over (${mode.slug}): ${l}`);
     if (result.refused !== undefined || result.path === undefined || result.text === undefined) {
       report.push(`  refused: ${result.refused ?? mode.slug}`);
       failed = true;
       continue;
     }
-    const clash = seen.get(result.path);
-    if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash} both become ${result.path}`); failed = true; continue; }
-    seen.set(result.path, mode.slug);
+    const files = [{ path: result.path, text: result.text }, ...(result.also ?? [])];
+    const clash = files.map((f) => [f.path, seen.get(f.path)] as const).find(([, other]) => other !== undefined);
+    if (clash !== undefined) { report.push(`  refused: ${mode.slug} and ${clash[1]} both become ${clash[0]}`); failed = true; continue; }
+    for (const f of files) seen.set(f.path, mode.slug);
     agents.set(mode.slug, mode.slug);
     exported.push(mode);
-    failed = !(await place(join(outDir, result.path), result.text, args, io, report)) || failed;
+    for (const f of files) failed = !(await place(join(outDir, f.path), f.text, args, io, report)) || failed;
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
-  if (args.mode.length === 0 && FOLDERS[target] !== undefined) failed = !(await leftovers(join(outDir, FOLDERS[target]), seen, outDir, report)) || failed;
+  for (const folder of args.mode.length === 0 ? FOLDERS[target] ?? [] : []) failed = !(await leftovers(join(outDir, folder), seen, outDir, report)) || failed;
   if (settings !== undefined) {
     const entry = hookEntry(claudeHook(ctx, null));
     failed = !(await mergeInto(join(outDir, SETTINGS_FILES[settings]), (text) => mergeHooks(text, entry), 'one hook for every exported agent, by agent_type', args, io, report)) || failed;
@@ -228,21 +247,30 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   }
   const plugin = args.plugin && agents.size > 0;
   if (plugin) {
-    const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
-    failed = !(await place(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }), args, io, report)) || failed;
+    const wrote = await writeOpenCodePlugin(outDir, target as 'opencode' | 'kilo', agents, args.pluginUrl, { place: (file, text, explain) => place(file, text, args, io, report, explain) });
+    failed = !wrote || failed;
   }
   const enforcement = ENFORCEMENT[target];
   const claudeHooks = enforcement !== undefined && (settings !== undefined || modes.some((m) => m.compiled.edit));
   if (claudeHooks) report.push(`  enforcement: ${enforcement(ctx)}`);
-  for (const note of enforcementNotes(target, { enforce, plugin })) report.push(`  enforcement: ${note}`);
-  // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin) needs them to exist there.
-  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined || (plugin && args.pluginUrl === undefined);
+  for (const note of enforcementNotes(target, { enforce, plugin: plugin ? (args.pluginUrl ?? 'in-process') : undefined })) report.push(`  enforcement: ${note}`);
+  // Whatever runs the launcher words (Claude Code's hooks, Cursor's) needs them to exist there.
+  const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined;
   const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
   io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
-  if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
+  const n = broken.ours.length;
+  if (n > 0 && args.mode.length === 0) io.out(`${n === 1 ? 'A broken mode was left' : `${n} problems in the mode files left modes`} out of this export: fix ${n === 1 ? 'it' : 'them'} (roo-modes-server validate) and export again.\n`);
+  else if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
   return failed ? 1 : 0;
+}
+
+/** The catalogue's problems, split into those of the files this export draws from and the user's other global files. */
+function brokenModes(catalogue: Catalogue, projectRoot: string, includeGlobal: boolean): { ours: ModeIssue[]; personal: ModeIssue[] } {
+  const inProject = (file: string): boolean => { const rel = relative(projectRoot, file); return rel !== '' && !rel.startsWith('..') && !isAbsolute(rel); };
+  const ours = catalogue.issues.filter((i) => includeGlobal || inProject(i.file));
+  return { ours, personal: catalogue.issues.filter((i) => !ours.includes(i)) };
 }
 
 /**
@@ -250,12 +278,12 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
  * else wrote is replaced only with --force. With --check nothing is written and any difference
  * fails. False when the file is refused, stale (--check) or could not be written.
  */
-async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
+async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[], explain?: (old: string) => string): Promise<boolean> {
   const old = await readIfExists(file);
   if (old === text) { report.push(`  unchanged: ${file}`); return true; }
   const ours = old === null || writtenByExport(old);
   if (args.check) {
-    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}`);
+    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}${old !== null && explain ? ` (${explain(old)})` : ''}`);
     return false;
   }
   if (!ours && !args.force) {

@@ -1,5 +1,5 @@
-// The Cursor target: a rule file per mode (.cursor/rules/<slug>.mdc) carrying the instructions and,
-// in words, the mode's limits, saying whether .cursor/hooks.json enforces them. Builds text only.
+// The Cursor target: a rule (.cursor/rules/<slug>.mdc) and a native subagent (.cursor/agents/) per
+// mode, carrying the instructions and, in words, the limits, saying what Cursor holds. Builds text only.
 import { describeToolGroups } from '../modes/describe.js';
 import { quote } from '../yaml/write.js';
 import { CURSOR_HOOKS_FILE } from './cursor-hooks.js';
@@ -38,11 +38,34 @@ function limits(m: ExportMode, enforced: string | undefined): string {
   return lines.join('\n');
 }
 
-/** `enforced`: the mode whose hook the export writes into .cursor/hooks.json, if any. */
+/**
+ * The mode as a rule (.cursor/rules/<slug>.mdc) and as a subagent (.cursor/agents/<name>.md), each
+ * with the instructions and the limits in words. `enforced`: the mode whose hook the export writes
+ * into .cursor/hooks.json, if any.
+ */
 export function cursorRule(m: ExportMode, enforced?: string): TargetOutput {
-  const yaml = [`description: ${quote(m.description)}`, 'alwaysApply: false'];
-  const lost = enforced === m.mode.slug
-    ? ['Cursor names no mode in a hook\'s input: the hook holds every agent chat of the project to this mode']
-    : ['tool groups and the edit pattern: Cursor rules cannot enforce them; the rule describes them'];
-  return { path: `.cursor/rules/${m.mode.slug}.mdc`, text: withFrontmatter(m, yaml, `${m.body}\n${limits(m, enforced)}\n`), lost };
+  const { mode } = m;
+  const body = `${m.body}\n${limits(m, enforced)}\n`;
+  const rule = withFrontmatter(m, [`description: ${quote(m.description)}`, 'alwaysApply: false'], body);
+  // readonly is the one write control a Cursor subagent has; it also stops commands that change state.
+  const readonly = !mode.compiled.groups.has('edit');
+  const agent = withFrontmatter(m, [`name: ${cursorAgentName(mode.slug)}`, `description: ${quote(m.description)}`, ...(readonly ? ['readonly: true'] : [])], body);
+  const lost: string[] = [];
+  const held: string[] = [];
+  if (readonly) held.push('the subagent is readonly: Cursor lets it write no file');
+  if (readonly && mode.compiled.groups.has('command')) lost.push('readonly restricts writes as a whole, so commands that change files may be refused too, which the mode\'s command group would allow');
+  const pattern = mode.compiled.edit?.fileRegex;
+  if (enforced !== undefined && enforced !== mode.slug) held.push(`${CURSOR_HOOKS_FILE} holds every agent chat, this subagent included, to mode ${enforced}`);
+  if (enforced === mode.slug) {
+    held.push(`${CURSOR_HOOKS_FILE} holds every agent chat of the project, this subagent included, to this mode's tool groups${pattern === undefined ? '' : ` and its edit pattern ${pattern}`} (Cursor names no mode to a hook)`);
+  } else {
+    if (pattern !== undefined) lost.push(`the edit pattern ${pattern}: a Cursor subagent has no path limits; only --enforce ${mode.slug} (a preToolUse hook, one mode for every chat) holds it`);
+    const off = describeToolGroups(mode).filter((r) => !r.enabled && r.group !== 'edit').map((r) => r.group);
+    if (off.length > 0) lost.push(`the groups it lacks (${off.join(', ')}): a Cursor subagent has no tool list; the rule and the subagent describe them`);
+  }
+  if (held.length === 0) held.push('nothing: the rule and the subagent describe the limits');
+  return { path: `.cursor/rules/${mode.slug}.mdc`, text: rule, also: [{ path: `.cursor/agents/${cursorAgentName(mode.slug)}.md`, text: agent }], lost, enforced: held };
 }
+
+/** A Cursor subagent's name: the slug lower-cased, as Claude Code's agents are named. */
+export const cursorAgentName = (slug: string): string => slug.toLowerCase();

@@ -1,6 +1,6 @@
 // What each agent enforces of an exported mode, how, and whether its hooks fail open: the facts
 // the export report and --help print (sources: ../shared/reference/hooks.md §2). Text only.
-import { PLUGIN_PATHS } from './opencode-plugin.js';
+import { DECISION_PATHS, PLUGIN_PATHS } from './opencode-plugin.js';
 import { CURSOR_HOOKS_FILE } from './cursor-hooks.js';
 import { GEMINI_POLICY_FILE } from './gemini-policy.js';
 import { GEMINI_SETTINGS_FILE } from './gemini-settings.js';
@@ -8,8 +8,8 @@ import { GEMINI_SETTINGS_FILE } from './gemini-settings.js';
 export interface EnforcementChoice {
   /** (cursor) the mode .cursor/hooks.json enforces, if one was chosen. */
   enforce?: string;
-  /** (opencode, kilo) whether the plugin was written. */
-  plugin: boolean;
+  /** (opencode, kilo) the plugin written: deciding in process, or asking this URL. */
+  plugin?: 'in-process' | string;
 }
 
 const VSCODE = [
@@ -37,15 +37,26 @@ export function enforcementNotes(target: string, choice: EnforcementChoice): str
     case 'vscode':
       return VSCODE;
     case 'cursor':
-      return choice.enforce === undefined
-        ? ['Cursor: the rules only describe the limits. --enforce SLUG makes one mode binding through a preToolUse hook in .cursor/hooks.json; it then holds in every agent chat of the project, since Cursor tells a hook no rule or mode.']
-        : [`Cursor: ${CURSOR_HOOKS_FILE} runs the hook for mode ${choice.enforce} before every tool call of every agent chat in this project (Cursor tells a hook no rule or mode), with failClosed: a hook that cannot start, crashes or times out blocks the call. The other modes' rules are described only.`];
+      return [
+        'Cursor: each mode is a rule and a subagent (.cursor/agents), both describing its limits. Cursor holds a subagent only to readonly (no file writes), written for a mode without the edit group: a subagent has no tool list and no path limits.',
+        choice.enforce === undefined
+          ? 'Cursor: --enforce SLUG makes one mode binding through a preToolUse hook in .cursor/hooks.json; it then holds in every agent chat of the project, since Cursor tells a hook no rule, mode or subagent.'
+          : `Cursor: ${CURSOR_HOOKS_FILE} runs the hook for mode ${choice.enforce} before every tool call of every agent chat in this project, subagents included (Cursor tells a hook no rule, mode or subagent), with failClosed: a hook that cannot start, crashes or times out blocks the call. The other modes' limits are described only.`,
+      ];
     case 'opencode':
     case 'kilo': {
       const name = target === 'kilo' ? 'Kilo Code 7' : 'OpenCode';
-      return choice.plugin
-        ? [`${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it asks the hook and throws to block, also when no answer can be had (fails closed).${target === 'kilo' ? ' KILO_PURE=1 skips plugins.' : ''}`]
-        : [`${name}: the agents' permission rules (exact globs). --plugin adds ${PLUGIN_PATHS[target]}, which asks the hook before each call of an exported agent and fails closed.`];
+      const pure = target === 'kilo' ? ' KILO_PURE=1 skips plugins, and with them this check.' : '';
+      if (choice.plugin === undefined) {
+        return [`${name}: the agents' permission rules (exact globs). --plugin adds ${PLUGIN_PATHS[target]}, which decides before each call of an exported agent inside ${name} and fails closed.`];
+      }
+      if (choice.plugin !== 'in-process') {
+        return [`${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it asks ${choice.plugin} and throws to block, also when no answer can be had (fails closed): keep roo-modes-server serve --http running there.${pure}`];
+      }
+      return [
+        `${name}: the agents' permission rules, and ${PLUGIN_PATHS[target]}: before each tool call of an exported agent it decides inside ${name} with ${DECISION_PATHS[target]} (what roo-modes-server hook decides; nothing to install, no process per call) and throws to block. When that file is missing, changed or fails, every call of those agents is blocked (fails closed).${pure}`,
+        `${name} drops a plugin that fails to import without a word: the plugin itself imports nothing until its first call. Commit both files; a teammate needs nothing else.`,
+      ];
     }
     case 'gemini':
       return GEMINI;

@@ -43,8 +43,12 @@ export interface ExportContext {
 export interface TargetOutput {
   path?: string;
   text?: string;
+  /** More files for the same mode (Cursor: the subagent beside the rule). */
+  also?: { path: string; text: string }[];
   refused?: string;
   lost: string[];
+  /** What the agent itself holds the mode to, for the report (when it is not the same for every mode). */
+  enforced?: string[];
 }
 
 /** How a file names a place: relative to the project, `~/…` under home, else absolute. */

@@ -89,6 +89,11 @@ export function parseToolEvent(text: string): ToolEvent {
   } catch (err) {
     throw new HookInputError(`the event on stdin is not JSON (${(err as Error).message})`);
   }
+  return toolEventOf(value);
+}
+
+/** The same for an event already parsed (a host that calls us in its own process); throws HookInputError. */
+export function toolEventOf(value: unknown): ToolEvent {
   if (!isRecord(value)) throw new HookInputError('the event on stdin must be a JSON object');
   const event = value.hook_event_name;
   const host = event === undefined ? 'claude-code' : typeof event === 'string' ? EVENT_HOSTS[event] : undefined;

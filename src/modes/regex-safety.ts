@@ -6,8 +6,12 @@ import { setFlagsFromString } from 'node:v8';
 // engine (the `l` flag, checked at load), and V8 re-runs any match that backtracks excessively in
 // that engine, so a check costs a bounded number of backtracks plus one linear pass. The flags are
 // set when this module loads, before any fileRegex is compiled: every compile goes through here.
-setFlagsFromString('--enable-experimental-regexp-engine');
-setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+// Bun (OpenCode and Kilo run the exported plugin in it) has no V8 flags and throws: there the
+// static scan below stands alone, as on a V8 without the linear engine.
+try {
+  setFlagsFromString('--enable-experimental-regexp-engine');
+  setFlagsFromString('--enable-experimental-regexp-engine-on-excessive-backtracks');
+} catch { /* not V8: LINEAR_ENGINE below is false */ }
 
 /** Whether this V8 accepts the linear-engine flag; when not, the static scan below stands alone. */
 const LINEAR_ENGINE = ((): boolean => {
@@ -109,6 +113,9 @@ export function unsafeRegexReason(src: string): string | null {
         j++;
         const look = LOOKAROUNDS.find((l) => src.startsWith(l, i));
         if (look) return `it uses a ${LOOKAROUND_NAMES[look]} ${look} at position ${i + 1}, which V8's linear-time engine cannot run (lookarounds can take polynomial time on long paths)`;
+        // Refused by name, not left to the engine: Node 20 cannot compile them, newer V8 and Bun can,
+        // so only a refusal gives every runtime the same answer.
+        if (/^[a-zA-Z]*-?[a-zA-Z]*:/.test(src.slice(j)) && src[j] !== ':') return `it uses inline flags ${src.slice(i, src.indexOf(':', j) + 1)} at position ${i + 1}, which V8's linear-time engine cannot run and Node 20 cannot compile`;
         if (src[j] === '<' && src[j + 1] !== '=' && src[j + 1] !== '!') {
           const close = src.indexOf('>', j);
           j = close < 0 ? j : close + 1;

@@ -15,7 +15,7 @@ describe(`opencode ${PINS.opencode.version}`, { concurrency: 4 }, () => {
   test('the plugin when the session is the agent (--agent): refused outside the pattern, lands inside', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'opencode', '--plugin']);
-    const r = await runAgent('opencode', p, { asAgent: AGENT, writes: [OUTSIDE, INSIDE], launcher: true });
+    const r = await runAgent('opencode', p, { asAgent: AGENT, writes: [OUTSIDE, INSIDE] });
     expectRefused(r, OUTSIDE, DENIED);
     expectLanded(r, INSIDE);
   });

@@ -1,5 +1,6 @@
-// `export --to cursor --enforce SLUG` through the built CLI: the preToolUse hook merged into
-// .cursor/hooks.json (others kept, backed up, idempotent), and rule files that say what binds.
+// `export --to cursor [--enforce SLUG]` through the built CLI: a rule and a native subagent per mode,
+// the preToolUse hook merged into .cursor/hooks.json (others kept, backed up, idempotent), and a
+// report of what Cursor holds each mode to.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -14,6 +15,7 @@ const ROOMODES = JSON.stringify({
   customModes: [
     { slug: 'docs-writer', name: 'Docs writer', roleDefinition: 'You write the docs.', groups: ['read', ['edit', { fileRegex: '^docs/' }]] },
     { slug: 'test-writer', name: 'Test writer', roleDefinition: 'You write tests.', groups: ['read', 'command', ['edit', { fileRegex: '\\.test\\.ts$' }]] },
+    { slug: 'Reviewer', name: 'Reviewer', roleDefinition: 'You review. Read everything.', customInstructions: 'Say what you would change.', groups: ['read', 'command'] },
   ],
 });
 
@@ -32,7 +34,7 @@ test('--enforce writes one fail-closed preToolUse hook, and the rules say which 
   const r = await runCli(['export', '--to', 'cursor', '--mode', 'docs-writer', '--mode', 'test-writer', '--enforce', 'docs-writer'], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.match(r.stdout, /wrote: .*\.cursor\/hooks\.json \(preToolUse hook for mode docs-writer\)/);
-  assert.match(r.stdout, /enforcement: Cursor: .*every agent chat.*failClosed/);
+  assert.match(r.stdout, /enforcement: Cursor: \.cursor\/hooks\.json runs the hook for mode docs-writer .*every agent chat.*subagents included.*failClosed/);
   const text = readFileSync(hooksFile(root), 'utf8');
   const file = JSON.parse(text) as { version: number; hooks: { preToolUse: HookEntry[] } };
   assert.equal(file.version, 1);
@@ -54,9 +56,41 @@ test('--enforce writes one fail-closed preToolUse hook, and the rules say which 
 
   const plain = await runCli(['export', '--to', 'cursor', '--mode', 'test-writer', '--out', join(root, 'plain')], { env, cwd: root });
   assert.equal(plain.code, 0, plain.stdout + plain.stderr);
-  assert.deepEqual(readdirSync(join(root, 'plain', '.cursor')), ['rules'], 'no hooks.json without --enforce');
-  assert.match(plain.stdout, /enforcement: Cursor: the rules only describe the limits\. --enforce SLUG/);
+  assert.deepEqual(readdirSync(join(root, 'plain', '.cursor')).sort(), ['agents', 'rules'], 'no hooks.json without --enforce');
+  assert.match(plain.stdout, /enforcement: Cursor: --enforce SLUG makes one mode binding/);
   assert.doesNotMatch(readFileSync(join(root, 'plain', '.cursor', 'rules', 'test-writer.mdc'), 'utf8'), /holds every agent chat/);
+});
+
+test('each mode is also a Cursor subagent: instructions and limits, readonly without edit, and the report says what Cursor holds', async (t) => {
+  const { root, env } = project(t);
+  const r = await runCli(['export', '--to', 'cursor'], { env, cwd: root });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
+  assert.deepEqual(readdirSync(join(root, '.cursor', 'agents')).sort(), ['docs-writer.md', 'reviewer.md', 'test-writer.md'], 'named by the slug lower-cased');
+  const reviewer = readFileSync(join(root, '.cursor', 'agents', 'reviewer.md'), 'utf8');
+  assert.match(reviewer, /^---\n# Exported by roo-modes-server from mode Reviewer from \.roomodes line 1; export again rather than editing\.\nname: reviewer\ndescription: "You review\."\nreadonly: true\n---\n\nYou review\. Read everything\.\n\n## Mode instructions\n\nSay what you would change\.\n/);
+  assert.match(reviewer, /## Limits of this mode \(described, not enforced\)[\s\S]*- command\n- Not in this mode: edit/);
+  const docs = readFileSync(join(root, '.cursor', 'agents', 'docs-writer.md'), 'utf8');
+  assert.match(docs, /^name: docs-writer$/m);
+  assert.doesNotMatch(docs, /readonly/, 'a mode that edits is not readonly');
+  assert.match(docs, /- edit — only files whose path matches the regular expression `\^docs\/`/);
+  for (const text of [reviewer, docs]) for (const place of [root, env.HOME!, REPO.replace(/\/$/, '')]) assert.ok(!text.includes(place), `a subagent names ${place}`);
+  assert.match(r.stdout, /enforced \(Reviewer\): the subagent is readonly: Cursor lets it write no file\n/);
+  assert.match(r.stdout, /not carried over \(Reviewer\): readonly restricts writes as a whole, so commands that change files may be refused too/);
+  assert.match(r.stdout, /enforced \(docs-writer\): nothing: the rule and the subagent describe the limits\n/);
+  assert.match(r.stdout, /not carried over \(docs-writer\): the edit pattern \^docs\/: a Cursor subagent has no path limits; only --enforce docs-writer .* holds it/);
+  assert.match(r.stdout, /enforcement: Cursor: each mode is a rule and a subagent .*readonly/);
+
+  const enforced = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer'], { env, cwd: root });
+  assert.equal(enforced.code, 0, enforced.stdout);
+  assert.match(enforced.stdout, /enforced \(docs-writer\): \.cursor\/hooks\.json holds every agent chat of the project, this subagent included, to this mode's tool groups and its edit pattern \^docs\//);
+  assert.match(enforced.stdout, /enforced \(Reviewer\): the subagent is readonly[^\n]*\n {2}enforced \(Reviewer\): \.cursor\/hooks\.json holds every agent chat, this subagent included, to mode docs-writer/);
+  assert.match(readFileSync(join(root, '.cursor', 'agents', 'docs-writer.md'), 'utf8'), /## Limits of this mode \(enforced by a hook\)/);
+
+  // A subagent file no mode produces any more is a left-over, as a rule is.
+  writeFileSync(join(root, '.cursor', 'agents', 'gone.md'), reviewer.replace('name: reviewer', 'name: gone'));
+  const left = await runCli(['export', '--to', 'cursor', '--check'], { env, cwd: root });
+  assert.equal(left.code, 1);
+  assert.match(left.stdout, /left over: .*\.cursor\/agents\/gone\.md/);
 });
 
 test('an existing hooks.json keeps its hooks and comments, is backed up, and a re-export changes nothing', async (t) => {

@@ -1,18 +1,19 @@
-// The OpenCode / Kilo plugin (`export --plugin`): written by the built CLI without this machine's
-// paths, then imported in Node and called as OpenCode calls it, deciding through the built CLI.
+// The OpenCode / Kilo plugin (`export --plugin`): written by the built CLI with its decision file and
+// without this machine's paths, then imported in Node and called as OpenCode calls it, deciding in
+// process (or over HTTP with --plugin-url). Bun, where the agents run it, is the real-agent tier's.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, existsSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import { MAIN, REPO, tempDir } from './harness.js';
+import { REPO, tempDir } from './harness.js';
 import { runCli } from './cli-run.js';
 import { ROWS } from '../unit/paths-table.js';
-import { openCodePlugin } from '../../src/export/opencode-plugin.js';
 import { decideToolUse } from '../../src/modes/decide-tool-use.js';
 import { loadCatalogue } from '../../src/modes/catalogue.js';
+import { readVendored } from '../../src/export/vendored.js';
 
 type Ctx = { after(fn: () => void): void };
 type Hooks = {
@@ -21,7 +22,7 @@ type Hooks = {
   'tool.execute.before'(input: { tool: string; sessionID: string; callID: string }, output: { args: unknown }): Promise<void>;
 };
 
-/** A mode that may read and edit docs/ only (no command group), and one that may do anything. */
+/** A mode that may read and edit docs/ only (no command group), one that may do anything, one OpenCode's globs cannot carry. */
 const ROOMODES = `customModes:
   - slug: docs-writer
     name: Docs writer
@@ -42,6 +43,13 @@ const ROOMODES = `customModes:
         - fileRegex: "^src/[^/]*\\\\.ts$"
 `;
 
+const PLUGIN = join('.opencode', 'plugins', 'roo-modes.js');
+const DECISION = join('.opencode', 'roo-modes', 'decision.cjs');
+
+/**
+ * A project with the modes, and a global modes folder of its own, which this process (where the
+ * plugin runs, as in the agent) reads as $ROO_CONFIG_DIR.
+ */
 function project(t: Ctx): { root: string; env: Record<string, string> } {
   const root = realpathSync(tempDir(t, 'rms-plugin-'));
   const home = tempDir(t, 'rms-plugin-home-');
@@ -49,24 +57,23 @@ function project(t: Ctx): { root: string; env: Record<string, string> } {
   for (const dir of ['docs', 'src']) mkdirSync(join(root, dir));
   writeFileSync(join(root, 'docs', 'a.md'), '# a\n');
   writeFileSync(join(root, 'src', 'main.ts'), 'export {};\n');
-  return { root, env: { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), ROO_PROJECT_ROOT: root } };
+  const env = { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), ROO_PROJECT_ROOT: root };
+  const before = process.env.ROO_CONFIG_DIR;
+  process.env.ROO_CONFIG_DIR = env.ROO_CONFIG_DIR;
+  t.after(() => { if (before === undefined) delete process.env.ROO_CONFIG_DIR; else process.env.ROO_CONFIG_DIR = before; });
+  return { root, env };
 }
 
-/** A folder holding `roo-modes-server` (a shim running this build, or `body`), put first on PATH. */
-function launcherOnPath(t: Ctx, body = `exec "${process.execPath}" "${MAIN}" "$@"`): void {
-  const bin = tempDir(t, 'rms-plugin-bin-');
-  writeFileSync(join(bin, 'roo-modes-server'), `#!/bin/sh\n${body}\n`);
-  chmodSync(join(bin, 'roo-modes-server'), 0o755);
-  const before = process.env.PATH;
-  process.env.PATH = `${bin}:${before ?? ''}`;
-  t.after(() => { process.env.PATH = before; });
+/** `export --to opencode --plugin` for docs-writer and builder, by the built CLI. */
+async function exportPlugin(root: string, env: Record<string, string>, extra: string[] = []): Promise<void> {
+  const r = await runCli(['export', '--to', 'opencode', '--plugin', '--mode', 'docs-writer', '--mode', 'builder', ...extra], { env, cwd: root });
+  assert.equal(r.code, 0, r.stdout + r.stderr);
 }
 
-/** Writes the plugin into the project as the export does, with the portable launcher, and loads it. */
-async function loadPlugin(root: string, name = 'roo-modes.js', url?: string, entryCommand = ['roo-modes-server']): Promise<Hooks> {
+/** Imports a copy of the exported plugin (a new name each time: Node keeps what it imported) and starts it as OpenCode does. */
+async function loadPlugin(root: string, name: string): Promise<Hooks> {
   const file = join(root, '.opencode', 'plugins', name);
-  mkdirSync(join(root, '.opencode', 'plugins'), { recursive: true });
-  writeFileSync(file, openCodePlugin(new Map([['docs-writer', 'docs-writer'], ['builder', 'builder']]), { entryCommand, url }));
+  writeFileSync(file, readFileSync(join(root, PLUGIN)));
   const mod = await import(pathToFileURL(file).href) as { RooModesPlugin(input: { directory: string }): Promise<Hooks> };
   return mod.RooModesPlugin({ directory: root });
 }
@@ -81,37 +88,48 @@ async function outcome(hooks: Hooks, tool: string, args: unknown, sessionID = 's
   }
 }
 
-test('export --plugin writes the plugin for the agents it wrote, holding no path of this machine', async (t) => {
+test('export --plugin writes the plugin and its decision file for the agents it wrote, holding no path of this machine', async (t) => {
   const { root, env } = project(t);
   const r = await runCli(['export', '--to', 'opencode', '--plugin', '--mode', 'docs-writer', '--mode', 'builder', '--mode', 'flat-ts'], { env, cwd: root });
   assert.equal(r.code, 1, 'flat-ts has no exact glob, so the export reports a refusal');
-  assert.match(r.stdout, /wrote: .*\.opencode\/plugins\/roo-modes\.js/);
-  assert.match(r.stdout, /enforcement: OpenCode: .*fails closed/);
-  const text = readFileSync(join(root, '.opencode', 'plugins', 'roo-modes.js'), 'utf8');
-  assert.match(text, /^\/\/ Exported by roo-modes-server from modes builder, docs-writer;/);
+  assert.match(r.stdout, /wrote: .*\.opencode\/roo-modes\/decision\.cjs\n {2}wrote: .*\.opencode\/plugins\/roo-modes\.js/, 'the decision file first');
+  assert.match(r.stdout, /enforcement: OpenCode: .*decides inside OpenCode with \.opencode\/roo-modes\/decision\.cjs .*fails closed/);
+  const text = readFileSync(join(root, PLUGIN), 'utf8');
+  const version = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
+  assert.ok(text.startsWith(`// Exported by roo-modes-server ${version} from modes builder, docs-writer;`));
   const modes = JSON.parse(/const MODES = (\{[\s\S]*?\});/.exec(text)![1]!) as Record<string, string>;
   assert.deepEqual(modes, { builder: 'builder', 'docs-writer': 'docs-writer' }, 'the refused mode has no agent, so it is not judged');
-  assert.match(text, /^const LAUNCHER = \["roo-modes-server"\];$/m, 'the launcher is found on PATH');
-  for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!text.includes(place), `the plugin names ${place}`);
+  assert.doesNotMatch(text, /^import /m, 'the plugin imports nothing when it loads');
+  const decision = readFileSync(join(root, DECISION), 'utf8');
+  const header = readVendored(decision)!;
+  assert.deepEqual(header, { version, sha256: JSON.parse(/const DECISION = (\{.*\});/.exec(text)![1]!).sha256, intact: true }, 'the plugin pins the decision file it was written with');
+  for (const written of [text, decision]) {
+    for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!written.includes(place), `an exported file names ${place}`);
+  }
 
   const kilo = await runCli(['export', '--to', 'kilo', '--plugin', '--mode', 'docs-writer'], { env, cwd: root });
   assert.equal(kilo.code, 0, kilo.stdout + kilo.stderr);
   assert.ok(existsSync(join(root, '.kilo', 'plugin', 'roo-modes.js')));
+  assert.equal(readFileSync(join(root, '.kilo', 'roo-modes', 'decision.cjs'), 'utf8'), decision, 'the same decision code for both agents');
   assert.match(kilo.stdout, /enforcement: Kilo Code 7: .*KILO_PURE=1 skips plugins/);
-
   const again = await runCli(['export', '--to', 'kilo', '--plugin', '--mode', 'docs-writer'], { env, cwd: root });
-  assert.match(again.stdout, /unchanged: .*\.kilo\/plugin\/roo-modes\.js/);
+  assert.match(again.stdout, /unchanged: .*\.kilo\/roo-modes\/decision\.cjs\n {2}unchanged: .*\.kilo\/plugin\/roo-modes\.js/);
+  const check = await runCli(['export', '--to', 'kilo', '--plugin', '--mode', 'docs-writer', '--check'], { env, cwd: root });
+  assert.equal(check.code, 0, check.stdout);
 
   const url = 'http://127.0.0.1:3000/hooks/claude-code';
   const http = await runCli(['export', '--to', 'opencode', '--plugin', '--plugin-url', url, '--mode', 'docs-writer', '--out', join(root, 'http')], { env, cwd: root });
   assert.equal(http.code, 0, http.stdout + http.stderr);
-  assert.match(readFileSync(join(root, 'http', '.opencode', 'plugins', 'roo-modes.js'), 'utf8'), new RegExp(`^const ENDPOINT = "${url}";$`, 'm'));
+  assert.match(readFileSync(join(root, 'http', PLUGIN), 'utf8'), new RegExp(`^const ENDPOINT = "${url}";$`, 'm'));
+  assert.ok(!existsSync(join(root, 'http', DECISION)), 'the HTTP plugin needs no decision file');
+  assert.match(http.stdout, /it asks http:\/\/127\.0\.0\.1:3000\/hooks\/claude-code .*keep roo-modes-server serve --http running/);
 
   for (const [args, why] of [
     [['--to', 'cursor', '--plugin'], /--plugin goes with --to opencode or kilo/],
     [['--to', 'opencode', '--plugin-url', url], /--plugin-url goes with --plugin/],
     [['--to', 'opencode', '--plugin', '--plugin-url', 'file:///tmp/x'], /is not an http\(s\) URL/],
     [['--to', 'opencode', '--plugin', '--plugin-url', `${url}?mode=docs-writer`], /with a path and no query/],
+    [['--to', 'kilo', '--plugin', '--hook-command', 'npx roo-modes-server'], /--hook-command has no use with --to kilo: its --plugin decides inside the agent/],
   ] as const) {
     const wrong = await runCli(['export', ...args], { env, cwd: root });
     assert.equal(wrong.code, 2, args.join(' '));
@@ -119,14 +137,40 @@ test('export --plugin writes the plugin for the agents it wrote, holding no path
   }
 });
 
+test('export --check finds a decision file that was changed, is from another version, or is missing', async (t) => {
+  const { root, env } = project(t);
+  await exportPlugin(root, env);
+  const file = join(root, DECISION);
+  const good = readFileSync(file, 'utf8');
+  const check = (): Promise<{ code: number | null; stdout: string }> => runCli(['export', '--to', 'opencode', '--plugin', '--mode', 'docs-writer', '--mode', 'builder', '--check'], { env, cwd: root });
+  const cases: [string, RegExp][] = [
+    [good.replace("'use strict';", "'use strict'; "), /stale: .*decision\.cjs \(it was changed after export .* wrote it/],
+    [good.replace(/^(\/\/ Exported by roo-modes-server )[^ ]+/, '$10.0.1'), /stale: .*decision\.cjs \(it is from version 0\.0\.1; this export writes /],
+  ];
+  for (const [text, why] of cases) {
+    writeFileSync(file, text);
+    const r = await check();
+    assert.equal(r.code, 1, r.stdout);
+    assert.match(r.stdout, why);
+    assert.match(r.stdout, /unchanged: .*plugins\/roo-modes\.js/);
+  }
+  rmSync(file);
+  const gone = await check();
+  assert.equal(gone.code, 1);
+  assert.match(gone.stdout, /missing: .*decision\.cjs/);
+  assert.ok(!existsSync(file), '--check writes nothing');
+  await exportPlugin(root, env);
+  assert.equal(readFileSync(file, 'utf8'), good, 'a re-export puts it back');
+});
+
 test('the plugin blocks and allows edits as validate_tool_use does on the path table', async (t) => {
-  const { root } = project(t);
-  launcherOnPath(t);
-  const hooks = await loadPlugin(root);
+  const { root, env } = project(t);
+  await exportPlugin(root, env);
+  const hooks = await loadPlugin(root, 'table.js');
   await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
-  const mode = (await loadCatalogue({ projectRoot: root, configDir: join(root, 'none'), globalModesFile: null })).get('docs-writer')!;
+  const mode = (await loadCatalogue({ projectRoot: root, configDir: env.ROO_CONFIG_DIR!, globalModesFile: null })).get('docs-writer')!;
   // The table's paths (its project /p being this one): the rows about patterns, and those refused
-  // for any mode; rows for other roots are left out. Each spawns the hook, so edit and write take turns.
+  // for any mode; rows for other roots are left out. Edit and write take turns.
   const rows = ROWS.filter(([raw, pattern, expect, options]) => options === undefined && raw.length < 200 && (pattern !== 'none' || !expect.startsWith('ok')))
     .map(([raw]) => (raw.startsWith('/p/') || raw === '/p' ? root + raw.slice(2) : raw));
   let allowed = 0;
@@ -136,6 +180,7 @@ test('the plugin blocks and allows edits as validate_tool_use does on the path t
     const tool = i % 2 === 0 ? 'edit' : 'write';
     const got = await outcome(hooks, tool, { filePath: raw, content: 'x' });
     assert.equal(got === undefined, expected.allowed, `${tool} ${JSON.stringify(raw)}: validate_tool_use says ${expected.reason}; the plugin says ${got ?? 'allowed'}`);
+    if (!expected.allowed) assert.match(got!, /^(Mode docs-writer \(roo-modes-server\): |roo-modes-server: blocked: mode docs-writer could not be checked: )/);
     if (expected.allowed) allowed++; else refused++;
   }
   assert.ok(allowed >= 8 && refused >= 30, `${allowed} allowed, ${refused} refused`);
@@ -147,12 +192,13 @@ test('the plugin blocks and allows edits as validate_tool_use does on the path t
   assert.match((await outcome(hooks, 'edit', { filePath: 'src/main.ts' }))!, /Mode docs-writer \(roo-modes-server\).*\^docs\//);
   assert.match((await outcome(hooks, 'bash', { command: 'ls' }))!, /"command" group/, 'a mode without command may not run bash');
   assert.equal(await outcome(hooks, 'read', { filePath: 'src/main.ts' }), undefined);
+  assert.match((await outcome(hooks, 'write', { filePath: 42 }))!, /could not be checked: tool_input\.filePath must be a non-empty string/);
 });
 
 test('the plugin judges only agents exported from modes, and follows the session\'s agent', async (t) => {
-  const { root } = project(t);
-  launcherOnPath(t);
-  const hooks = await loadPlugin(root);
+  const { root, env } = project(t);
+  await exportPlugin(root, env);
+  const hooks = await loadPlugin(root, 'agents.js');
   await hooks['chat.message']({ sessionID: 's1', agent: 'build' });
   assert.equal(await outcome(hooks, 'edit', { filePath: 'src/main.ts' }), undefined, 'OpenCode\'s own agent is left alone');
   await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
@@ -164,35 +210,40 @@ test('the plugin judges only agents exported from modes, and follows the session
   assert.match((await outcome(hooks, 'read', { filePath: 'docs/a.md' }, 'never-seen'))!, /cannot tell which agent/);
 });
 
-test('the plugin blocks when no decision can be had: launcher missing, failing or answering nonsense', async (t) => {
-  const { root } = project(t);
-  const saved = process.env.PATH;
-  t.after(() => { process.env.PATH = saved; });
-  process.env.PATH = tempDir(t, 'rms-plugin-empty-');
-  const hooks = await loadPlugin(root, 'missing.js');
+test('the plugin blocks every call of an exported agent while its decision code cannot load, and recovers once it can', async (t) => {
+  const { root, env } = project(t);
+  await exportPlugin(root, env);
+  const file = join(root, DECISION);
+  const good = readFileSync(file, 'utf8');
+  const blocked = /^roo-modes-server: blocked: mode docs-writer could not be checked: the decision code cannot be loaded: /;
+  rmSync(file);
+  const hooks = await loadPlugin(root, 'broken.js');
   await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
   await hooks['chat.params']({ sessionID: 's9', agent: 'build' });
-  assert.match((await outcome(hooks, 'read', { filePath: 'docs/a.md' }))!, /blocked: mode docs-writer could not be checked .*cannot run roo-modes-server: .*ENOENT/);
-  assert.equal(await outcome(hooks, 'edit', { filePath: 'src/main.ts' }, 's9'), undefined, 'an agent not from a mode needs no launcher');
-
-  const cases: [string, string, RegExp][] = [
-    ['exit1.js', 'echo broken >&2; exit 1', /exited with 1: broken/],
-    ['exit2.js', 'cat >/dev/null; echo "cannot judge" >&2; exit 2', /exited with 2: cannot judge/],
-    ['text.js', 'cat >/dev/null; echo "all good"', /unexpected answer: all good/],
-    ['allow.js', `cat >/dev/null; echo '{"hookSpecificOutput":{"hookEventName":"PreToolUse","permissionDecision":"allow"}}'`, /unexpected answer/],
-    ['killed.js', 'kill -9 $$', /exited with SIGKILL/],
+  const missing = await outcome(hooks, 'read', { filePath: 'docs/a.md' });
+  assert.match(missing!, blocked);
+  assert.match(missing!, /cannot read .*decision\.cjs \(ENOENT\); export again/);
+  assert.equal(await outcome(hooks, 'edit', { filePath: 'src/main.ts' }, 's9'), undefined, 'an agent not from a mode is not judged');
+  const cases: [string, RegExp][] = [
+    [good.replace("'use strict';", "'use strict'; "), /decision\.cjs is not the decision code exported with this plugin/],
+    [good.slice(0, 5000), /is not the decision code exported with this plugin/],
+    ['', /is not the decision code exported with this plugin/],
   ];
-  for (const [name, body, why] of cases) {
-    process.env.PATH = saved;
-    launcherOnPath(t, body);
-    const broken = await loadPlugin(root, name);
-    await broken['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
-    assert.match((await outcome(broken, 'read', { filePath: 'docs/a.md' }))!, why, name);
+  for (const [text, why] of cases) {
+    writeFileSync(file, text);
+    for (const [tool, args] of [['edit', { filePath: 'docs/ok.md' }], ['read', { filePath: 'docs/a.md' }]] as const) {
+      const got = await outcome(hooks, tool, args);
+      assert.match(got!, blocked, `${tool} with ${text.length} bytes`);
+      assert.match(got!, why);
+    }
   }
+  writeFileSync(file, good);
+  assert.equal(await outcome(hooks, 'edit', { filePath: 'docs/ok.md' }), undefined, 'loads at the next call once the file is right again');
+  assert.match((await outcome(hooks, 'edit', { filePath: 'src/main.ts' }))!, /^Mode docs-writer/);
 });
 
 test('over HTTP the plugin posts the event with the token and blocks on anything but {} or a denial', async (t) => {
-  const { root } = project(t);
+  const { root, env } = project(t);
   const seen: { url: string; auth: string | undefined; body: Record<string, unknown> }[] = [];
   const answers: [number, string][] = [];
   const server = createServer((req: IncomingMessage, res) => {
@@ -208,7 +259,8 @@ test('over HTTP the plugin posts the event with the token and blocks on anything
   const before = process.env.ROO_MODES_HTTP_TOKEN;
   process.env.ROO_MODES_HTTP_TOKEN = 'sekret';
   t.after(() => { process.env.ROO_MODES_HTTP_TOKEN = before; server.close(); });
-  const hooks = await loadPlugin(root, 'http.js', `http://127.0.0.1:${port}/hooks/claude-code`);
+  await exportPlugin(root, env, ['--plugin-url', `http://127.0.0.1:${port}/hooks/claude-code`]);
+  const hooks = await loadPlugin(root, 'http.js');
   await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
 
   answers.push([200, '{}']);
@@ -220,7 +272,7 @@ test('over HTTP the plugin posts the event with the token and blocks on anything
   const deny = { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: 'Mode docs-writer: not under docs/' } };
   const cases: [number, string, RegExp][] = [
     [200, JSON.stringify(deny), /^Mode docs-writer: not under docs\/$/],
-    [500, '{"error":"boom"}', /could not be checked .*: HTTP 500: \{"error":"boom"\}/],
+    [500, '{"error":"boom"}', /could not be checked: HTTP 500: \{"error":"boom"\}/],
     [401, '', /HTTP 401$/],
     [200, 'fine', /unexpected answer: fine/],
     [200, JSON.stringify({ hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'allow' } }), /unexpected answer/],
@@ -232,29 +284,16 @@ test('over HTTP the plugin posts the event with the token and blocks on anything
   }
   assert.equal(seen.length, 1 + cases.length);
   await new Promise<void>((closed) => { server.close(() => closed()); server.closeAllConnections(); });
-  assert.match((await outcome(hooks, 'read', { filePath: 'docs/a.md' }))!, /blocked: mode docs-writer could not be checked .*cannot reach http:\/\/127\.0\.0\.1:\d+\/hooks\/claude-code: \w+$/);
+  assert.match((await outcome(hooks, 'read', { filePath: 'docs/a.md' }))!, /blocked: mode docs-writer could not be checked: cannot reach http:\/\/127\.0\.0\.1:\d+\/hooks\/claude-code: \w+$/);
 
   // A port nothing listens on (taken, then freed): the connection is refused, and so is the call.
   const probe = createServer();
   await new Promise<void>((ready) => probe.listen(0, '127.0.0.1', ready));
   const free = (probe.address() as AddressInfo).port;
   await new Promise<void>((closed) => probe.close(() => closed()));
-  const down = await loadPlugin(root, 'down.js', `http://127.0.0.1:${free}/hooks/claude-code`);
+  await exportPlugin(root, env, ['--plugin-url', `http://127.0.0.1:${free}/hooks/claude-code`]);
+  const down = await loadPlugin(root, 'down.js');
   await down['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
   assert.match((await outcome(down, 'read', { filePath: 'docs/a.md' }))!, /cannot reach .*: ECONNREFUSED$/);
 });
 
-test('a project-local launcher (${CLAUDE_PROJECT_DIR}/node_modules/.bin/…) is found in the project, not on PATH', async (t) => {
-  const { root } = project(t);
-  const saved = process.env.PATH;
-  t.after(() => { process.env.PATH = saved; });
-  process.env.PATH = tempDir(t, 'rms-plugin-empty-');
-  mkdirSync(join(root, 'node_modules', '.bin'), { recursive: true });
-  const shim = join(root, 'node_modules', '.bin', 'roo-modes-server');
-  writeFileSync(shim, `#!/bin/sh\nexec "${process.execPath}" "${MAIN}" "$@"\n`);
-  chmodSync(shim, 0o755);
-  const hooks = await loadPlugin(root, 'local.js', undefined, ['${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server']);
-  await hooks['chat.params']({ sessionID: 's1', agent: 'docs-writer' });
-  assert.equal(await outcome(hooks, 'write', { filePath: 'docs/new.md', content: 'x' }), undefined);
-  assert.match((await outcome(hooks, 'write', { filePath: 'src/new.ts', content: 'x' }))!, /\^docs\//);
-});

@@ -81,17 +81,23 @@ const editEvent = (projectDir: string, file: string): object => ({
   hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: join(projectDir, file), content: 'x' }, cwd: projectDir,
 });
 
-test('an exported project copied to another folder still denies an out-of-pattern edit through the installed package', () => {
+/** A project of its own with the fixture modes, exported by the installed CLI with `args`; then copied elsewhere. */
+function exportAndCopy(name: string, args: string[]): { home: string; original: string; copy: string; stdout: string } {
   const home = mkdtempSync(join(box.scratch, 'home-'));
-  const original = join(box.scratch, 'exporter', 'app');
+  const original = join(box.scratch, 'exporter', name);
   mkdirSync(original, { recursive: true });
   writeFileSync(join(original, '.roomodes'), ROOMODES);
-  const exported = installedCli(['export', '--to', 'claude-code', '--settings'], original, home);
+  const exported = installedCli(['export', ...args], original, home);
   assert.equal(exported.status, 0, exported.stdout + exported.stderr);
-  assert.match(exported.stdout, /"onFailure": "block".*Claude Code 2\.1\.295.*older versions ignore the key and let the edit through/);
-
-  const copy = join(box.scratch, 'elsewhere', 'app');
+  const copy = join(box.scratch, 'elsewhere', name);
   cpSync(original, copy, { recursive: true });
+  return { home, original, copy, stdout: exported.stdout };
+}
+
+test('an exported project copied to another folder still denies an out-of-pattern edit through the installed package', () => {
+  const { home, original, copy, stdout } = exportAndCopy('app', ['--to', 'claude-code', '--settings']);
+  assert.match(stdout, /"onFailure": "block".*Claude Code 2\.1\.295.*older versions ignore the key and let the edit through/);
+
   const written = files(join(copy, '.claude'));
   assert.deepEqual(written.map((f) => f.slice(copy.length + 1)).sort(), ['.claude/agents/docs-writer.md', '.claude/settings.json']);
   // Nothing in them names a folder of the machine that exported them.
@@ -171,4 +177,31 @@ test('the installed add-to-mcp-config and generate-config write no path of this 
   assert.equal(config.status, 0, config.stderr);
   for (const local of [box.prefix, REPO.replace(/\/$/, ''), home]) assert.ok(!config.stdout.includes(local), `generate-config names ${local}`);
   assert.equal(JSON.parse(config.stdout).$schema, './node_modules/roo-modes-server/schemas/config.schema.json');
+});
+
+test('the installed package exports the OpenCode plugin with its decision code, and the copy decides with nothing installed', async () => {
+  const { home, original, copy } = exportAndCopy('opencode', ['--to', 'opencode', '--plugin']);
+  const written = files(join(copy, '.opencode')).map((f) => f.slice(copy.length + 1)).sort();
+  assert.deepEqual(written, ['.opencode/agents/docs-writer.md', '.opencode/plugins/roo-modes.js', '.opencode/roo-modes/decision.cjs']);
+  for (const file of written) {
+    const text = readFileSync(join(copy, file), 'utf8');
+    for (const local of [original, box.scratch, box.prefix, home, REPO.replace(/\/$/, ''), dirname(process.execPath), tmpdir()]) {
+      assert.ok(!text.includes(local), `${file} names ${local}`);
+    }
+  }
+  // The plugin as OpenCode runs it, in another process with an empty PATH and no package anywhere.
+  const script = `const { RooModesPlugin } = await import(${JSON.stringify(join(copy, '.opencode', 'plugins', 'roo-modes.js'))});
+const hooks = await RooModesPlugin({ directory: ${JSON.stringify(copy)} });
+await hooks['chat.params']({ sessionID: 's', agent: 'docs-writer' });
+const out = [];
+for (const f of ['docs/a.md', 'src/app.ts']) {
+  try { await hooks['tool.execute.before']({ tool: 'write', sessionID: 's', callID: 'c' }, { args: { filePath: f, content: 'x' } }); out.push('allowed'); }
+  catch (err) { out.push(err.message); }
+}
+console.log(JSON.stringify(out));`;
+  const r = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: copy, encoding: 'utf8', env: { PATH: '', HOME: home } });
+  assert.equal(r.status, 0, r.stderr);
+  const [inside, outside] = JSON.parse(r.stdout) as string[];
+  assert.equal(inside, 'allowed');
+  assert.match(outside!, /^Mode docs-writer \(roo-modes-server\): .*\^docs\/.*Got: src\/app\.ts$/);
 });

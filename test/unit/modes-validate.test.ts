@@ -129,6 +129,11 @@ test('refuses every pattern V8\'s linear-time engine cannot run, saying what and
     ['(a)\\1', /back-references/],
   ];
   for (const [src, why] of cases) assert.match(fileRegexProblem(src) ?? 'accepted', why, src);
+  // Inline flags compile in newer V8 and in Bun (where the exported OpenCode plugin decides), not in
+  // Node 20: the scan refuses them itself, so every runtime refuses them.
+  assert.match(unsafeRegexReason('docs/(?i:readme)\\.md$')!, /inline flags \(\?i: at position 6/);
+  assert.match(unsafeRegexReason('(?-i:a)')!, /inline flags \(\?-i: at position 1/);
+  assert.ok(fileRegexProblem('(?i:a)'));
   for (const src of ['a{16}', 'a{0,16}', 'a{2,}', '(?<name>x)\\.md$', '(?:docs|notes)/.*', '\\[?=\\]', '[(?=]x']) {
     assert.equal(fileRegexProblem(src), null, src);
   }
