@@ -182,7 +182,7 @@ test('hook --by-agent fails closed while a mode file that may define the subagen
 test('the build ships the hook as one CommonJS file that loads no module of its own beside it', async () => {
   const { readFileSync } = await import('node:fs');
   const { MAIN } = await import('./harness.js');
-  const bundle = readFileSync(join(MAIN, '..', 'hook-bundle.cjs'), 'utf8');
+  const bundle = readFileSync(join(MAIN, '..', 'roo-modes-check.cjs'), 'utf8');
   assert.doesNotMatch(bundle, /^import /m, 'no ES module syntax: the hook never starts the ES module loader');
   assert.doesNotMatch(bundle, /\brequire\(['"]\.{1,2}\//, 'no require of another dist module');
   assert.doesNotMatch(bundle, /\bimport\(['"]\.{1,2}\//, 'no lazy import of another dist module either');
@@ -190,5 +190,5 @@ test('the build ships the hook as one CommonJS file that loads no module of its 
   const pkg = JSON.parse(readFileSync(join(MAIN, '..', '..', 'package.json'), 'utf8')) as { bin: Record<string, string> };
   assert.equal(pkg.bin['roo-modes-server'], 'dist/main.cjs');
   // The regex limits are set when the bundle loads, as when the modules load one by one.
-  assert.match(bundle, /setFlagsFromString\('--enable-experimental-regexp-engine-on-excessive-backtracks'\)/);
+  assert.match(bundle, /setFlagsFromString\("--enable-experimental-regexp-engine-on-excessive-backtracks"\)/);
 });
