@@ -63,6 +63,7 @@ export function staleCheckDetail(old: string, fresh: string): string {
   const now = readCheckHeader(fresh);
   if (was === null || now === null) return 'not a roo-modes-check file';
   if (!was.intact) return `edited since it was written: its code no longer hashes to its sha256:${was.hash.slice(0, 12)}`;
+  if (was.version === now.version && was.hash === now.hash) return 'its comment lines were edited';
   return `roo-modes-check ${was.version} sha256:${was.hash.slice(0, 12)}; this export writes ${now.version} sha256:${now.hash.slice(0, 12)}`;
 }
 
