@@ -103,6 +103,8 @@ export interface HookFacts {
   enforce?: string;
   /** The files this export wrote (or checked) hooks into. */
   rewritten: ReadonlySet<string>;
+  /** Slugs of the modes whose hooks were written that come from this machine's global mode files. */
+  globalModes: readonly string[];
 }
 
 const NODE_MISSING = `a teammate needs Node ${CHECK_MIN_NODE} or later on PATH and nothing else`;
@@ -126,6 +128,12 @@ export function hookNotes(f: HookFacts): string[] {
   }
   if (f.target === 'cursor' && f.enforce !== undefined && launcher.kind === 'vendored') {
     lines.push(`the hook runs ${f.ctx.entryCommand.join(' ')} from the project root, where Cursor runs a project's hooks: the check this export wrote (commit it with .cursor/hooks.json); ${NODE_MISSING}; where node is missing the hook cannot start, and failClosed blocks the call`);
+  }
+  if (f.globalModes.length > 0) {
+    const where = host === 'cursor'
+      ? 'the hook cannot judge and blocks every call'
+      : 'an agent file\'s hook cannot judge and blocks every edit, and the by-agent settings hook takes the agent for one no mode exports and lets its edits through';
+    lines.push(`warning: mode ${f.globalModes.join(', ')} ${f.globalModes.length === 1 ? 'comes' : 'come'} from your global mode files, which the hooks read on each machine: where one is missing, ${where}; put it in the project's .roomodes${host === 'cursor' ? '' : ', or export --to claude-code-plugin, which carries its modes'}`);
   }
   if (keptFrom !== undefined && launcher.kind !== 'vendored') lines.push(`the hooks keep what the earlier export wrote (read from ${keptFrom}): ${describeLauncher(launcher, host)}; --hook or --hook-command chooses another`);
   for (const o of otherLaunchers(f.choice, f.rewritten)) lines.push(`warning: ${o.file} holds a hook an export wrote that runs ${describeLauncher(o.launcher, host)}, not ${describeLauncher(launcher, host)}: export it again with the same options, or remove that hook`);

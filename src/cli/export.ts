@@ -215,7 +215,9 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     const path = PLUGIN_PATHS[target as 'opencode' | 'kilo'];
     failed = !(await put(join(outDir, path), openCodePlugin(agents, { entryCommand: ctx.entryCommand, url: args.pluginUrl }))) || failed;
   }
-  for (const note of hookNotes({ target, choice: launcher, ctx, claudeHooks, settings, enforce, rewritten })) report.push(`  ${note.startsWith('warning: ') ? '' : 'enforcement: '}${note}`);
+  const hooked = target === 'claude-code' ? exported.filter((m) => claudeHooks && (settings !== undefined || m.compiled.edit)) : exported.filter((m) => m.slug === enforce);
+  const globalModes = target === 'claude-code' || target === 'cursor' ? hooked.filter((m) => m.source === 'global').map((m) => m.slug) : [];
+  for (const note of hookNotes({ target, choice: launcher, ctx, claudeHooks, settings, enforce, rewritten, globalModes })) report.push(`  ${note.startsWith('warning: ') ? '' : 'enforcement: '}${note}`);
   if (target === 'claude-code-plugin' && exported.length > 0) for (const note of pluginNotes(outDir, plugin)) report.push(`  enforcement: ${note}`);
   for (const note of enforcementNotes(target, { enforce, plugin: openCode })) report.push(`  enforcement: ${note}`);
   // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin) needs them to exist there.
