@@ -5,7 +5,7 @@
 // CommonJS (dist/main.cjs, the package's bin) on purpose: an ES module entry makes Node start its
 // module loader, about 8 ms before any of our code runs, and `hook` runs before every tool call
 // it guards. Everything but the hook is still ES modules, loaded with import() when asked for.
-import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, readSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { LogSink } from './log.js';
 
@@ -36,41 +36,15 @@ const io: Io = {
 };
 
 /**
- * All of stdin as text (for `hook`, which reads one event and answers once); null past maxBytes.
- * Read straight from fd 0: setting up process.stdin as a stream costs more than the hook's own
- * work. A non-blocking stdin (EAGAIN) falls back to the stream.
+ * The hook's code: the one-file CommonJS build of it (dist/roo-modes-check.cjs, made by
+ * src/build/bundle-hook.mjs after tsc, the same file export writes into projects), which starts
+ * without the ES module loader and without reading its modules one by one; the modules themselves
+ * only where no bundle was built.
  */
-async function readStdin(maxBytes: number): Promise<string | null> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  const chunk = Buffer.allocUnsafe(64 * 1024);
-  try {
-    for (let n; (n = readSync(0, chunk, 0, chunk.length, null)) > 0;) {
-      size += n;
-      if (size > maxBytes) return null;
-      chunks.push(Buffer.from(chunk.subarray(0, n)));
-    }
-    return Buffer.concat(chunks).toString('utf8');
-  } catch (err) {
-    if (!(err instanceof Error && 'code' in err && (err.code === 'EAGAIN' || err.code === 'EWOULDBLOCK'))) throw err;
-  }
-  for await (const piece of process.stdin) {
-    size += (piece as Buffer).length;
-    if (size > maxBytes) { process.stdin.destroy(); return null; }
-    chunks.push(piece as Buffer);
-  }
-  return Buffer.concat(chunks).toString('utf8');
-}
-
-/**
- * The hook's code: the one-file CommonJS build of it (dist/hook-bundle.cjs, made by
- * src/build/bundle-hook.mjs after tsc), which starts without the ES module loader and without
- * reading its modules one by one; the modules themselves only where no bundle was built.
- */
-async function hookModule(): Promise<typeof import('./cli/hook.js')> {
-  const bundle = join(__dirname, 'hook-bundle.cjs');
-  if (!existsSync(bundle)) return import('./cli/hook.js');
-  return require(bundle) as typeof import('./cli/hook.js');
+async function hookModule(): Promise<typeof import('./cli/check-main.js')> {
+  const bundle = join(__dirname, 'roo-modes-check.cjs');
+  if (!existsSync(bundle)) return import('./cli/check-main.js');
+  return require(bundle) as typeof import('./cli/check-main.js');
 }
 
 type Run = (rest: string[]) => Promise<number>;
@@ -85,7 +59,10 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   'add-to-mcp-config': async (rest) => (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self }),
   demo: async (rest) => (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self }),
   'generate-config': async (rest) => (await import('./cli/generate-config.js')).runGenerateConfig(rest, io),
-  hook: async (rest) => (await hookModule()).runHook(rest, { ...io, stdin: readStdin }),
+  hook: async (rest) => {
+    const { runHook, readStdin } = await hookModule();
+    return runHook(rest, { ...io, stdin: readStdin });
+  },
   export: async (rest) => (await import('./cli/export.js')).runExport(rest, io),
   help: async (rest) => {
     if (rest.length > 0) return usageError(`unexpected argument ${JSON.stringify(rest[0])}`);

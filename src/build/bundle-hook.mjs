@@ -1,5 +1,5 @@
 // Build step after tsc: joins the command hook's modules (dist/cli/hook.js and everything it imports,
-// statically or lazily) into one CommonJS file, dist/hook-bundle.cjs. It never changes what the code does.
+// statically or lazily) into one CommonJS file, dist/roo-modes-check.cjs. It never changes what the code does.
 //
 // Why: the hook runs before every tool call it guards, and on Node 20 each ES module costs its own
 // resolve, read and compile (about half a millisecond of CPU each; the hook's graph has 27 before
@@ -9,10 +9,14 @@
 // order for a graph without cycles); lazy `import()` of a bundled module becomes that function too,
 // so no module ever exists twice. The build fails on any construct this script does not know, and
 // checks every module's export names against the module itself.
+//
+// The same file is the self-contained check that export writes into projects (src/export/vendored-check.ts):
+// run by `node` it is the hook itself (src/cli/check-main.ts), so it is also kept small (compact below).
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
+import ts from 'typescript';
 
 const DIST = resolve(fileURLToPath(new URL('../../dist/', import.meta.url)));
 
@@ -116,35 +120,74 @@ export function bundle(entry, names, root = dirname(entry)) {
   return { text, modules };
 }
 
-/** Writes the bundle to `out`, after checking that each module gives exactly the names the module itself exports. */
-export async function writeBundle(entry, names, out) {
+/**
+ * Writes the bundle to `out`, after checking that each module gives exactly the names the module
+ * itself exports; `finish` may turn the text into the file's (the check file's code and header).
+ */
+export async function writeBundle(entry, names, out, finish = (text) => text) {
   const { text, modules } = bundle(entry, names, dirname(out));
   for (const [file, mod] of modules) {
     const real = Object.keys(await import(pathToFileURL(file).href)).sort();
     const ours = [...mod.exports.map(([, e]) => e), ...mod.reexports.flatMap((r) => r.names.map(([, e]) => e))].sort();
     if (real.join() !== ours.join()) throw new BundleError(`${file}: exports ${real.join(', ')}, the bundle read ${ours.join(', ')}`);
   }
-  writeFileSync(out, text);
+  writeFileSync(out, finish(text));
   const bundled = createRequire(import.meta.url)(out);
   for (const name of names) if (bundled[name] === undefined) throw new BundleError(`the bundle gives no ${name}`);
   return modules.size;
 }
 
 /**
- * The bundles: the command hook's, and the decision code that `export --plugin` copies beside the
- * OpenCode/Kilo plugin (src/cli/plugin-decision.ts), which Bun runs inside the agent (no other file to find).
+ * The same program without comments and indentation: the check is copied into every project that
+ * enforces a mode, and read and compiled before every call it guards. TypeScript's printer drops the
+ * comments; then each line loses its leading blanks unless it starts inside a string, a template or
+ * a regex literal (found by parsing the printed text again), where they are part of a value.
+ */
+export function compact(text) {
+  const source = ts.createSourceFile('check.cjs', text, ts.ScriptTarget.ES2022, false, ts.ScriptKind.JS);
+  const printed = ts.createPrinter({ removeComments: true }).printFile(source);
+  const again = ts.createSourceFile('check.cjs', printed, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const literals = [];
+  const visit = (node) => {
+    if (ts.isTemplateLiteral(node) || ts.isStringLiteral(node) || node.kind === ts.SyntaxKind.RegularExpressionLiteral) literals.push([node.getStart(again), node.end]);
+    else ts.forEachChild(node, visit);
+  };
+  visit(again);
+  literals.sort((a, b) => a[0] - b[0]);
+  const lines = [];
+  let at = 0;
+  let k = 0;
+  for (const line of printed.split('\n')) {
+    while (k < literals.length && literals[k][1] <= at) k++;
+    const within = k < literals.length && literals[k][0] < at;
+    lines.push(within ? line : line.trimStart());
+    at += line.length + 1;
+  }
+  return `${lines.join('\n').trimEnd()}\n`;
+}
+
+/**
+ * The bundles: the self-contained check that export copies into projects (dist/main.cjs requires it for
+ * `hook` too; compact, with its version and hash in its first line), and the decision code that
+ * `export --plugin` copies beside the OpenCode/Kilo plugin (src/cli/plugin-decision.ts), which Bun
+ * runs inside the agent.
  */
 const BUNDLES = [
-  { entry: join('cli', 'hook.js'), names: ['runHook'], out: 'hook-bundle.cjs' },
-  { entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], out: 'plugin-decision.cjs' },
+  { entry: join('cli', 'check-main.js'), names: ['runHook', 'readStdin', 'runCheckFile'], out: 'roo-modes-check.cjs', check: true },
+  { entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], out: 'plugin-decision.cjs', check: false },
 ];
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  // Built by tsc just before: the check's header has one owner, the export that copies the file.
+  const { checkFileText } = await import(pathToFileURL(join(DIST, 'export', 'vendored-check.js')).href);
+  const { version } = JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8'));
+  // Required by dist/main.cjs the check only gives its functions; run by node itself it is the hook.
+  const run = 'if (require.main === module) runCheckFile(process.argv.slice(2));\n';
   for (const b of BUNDLES) {
     const out = join(DIST, b.out);
     try {
-      const count = await writeBundle(join(DIST, b.entry), b.names, out);
-      process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules\n`);
+      const count = await writeBundle(join(DIST, b.entry), b.names, out, b.check ? (text) => checkFileText(version, compact(text + run)) : undefined);
+      process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules (${readFileSync(out).length} bytes)\n`);
     } catch (err) {
       process.stderr.write(`bundle-hook: ${b.out}: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exitCode = 1;

@@ -12,7 +12,7 @@ import {
   SpawnError,
   UnsupportedProtocolVersionError,
 } from '../client/errors.js';
-import { ShellWordsError, splitShellWords } from './shell-words.js';
+import { ShellWordsError, splitShellWords } from '../export/shell-words.js';
 import { readScript, resolveReferences, type Step } from './call-script.js';
 import { readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
 import { stepHeading, stepRecord } from './call-output.js';

@@ -1,4 +1,4 @@
-// `roo-modes-server export --to claude-code|vscode|cursor|opencode|kilo|gemini`: writes the modes in force
+// `roo-modes-server export --to claude-code|claude-code-plugin|vscode|cursor|opencode|kilo|gemini`: writes the modes in force
 // as the other agent's files and reports what could not be carried over. Never overwrites a file it
 // did not write unless told to, and never writes a path of this machine into one.
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
@@ -9,8 +9,11 @@ import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import type { UpsertOutcome } from '../jsonc/edit.js';
-import { DEFAULT_LAUNCHER, prepareMode, writtenByExport, type ExportContext, type ExportMode, type HookTransport, type TargetOutput } from '../export/source.js';
-import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
+import { prepareMode, writtenByExport, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
+import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED, pluginAgent } from '../export/claude-code.js';
+import { DEFAULT_PLUGIN_NAME } from '../export/claude-plugin.js';
+import { DEFAULT_HOOK_URL, hookNotes, hookRunner, hookUrl, launcherFor, launcherWords, placeCheck } from './export-hooks.js';
+import { pluginName, pluginNotes, writeClaudePlugin } from './export-claude-plugin.js';
 import { vscodeAgent } from '../export/vscode.js';
 import { cursorRule } from '../export/cursor.js';
 import { openCodeAgent } from '../export/opencode.js';
@@ -19,10 +22,9 @@ import { CURSOR_HOOKS_FILE, cursorHookEntry, mergeCursorHooks } from '../export/
 import { NO_TARGET, enforcementNotes } from '../export/enforcement.js';
 import { geminiAgent } from '../export/gemini.js';
 import { writeGeminiPolicy } from './export-gemini.js';
-import { writeOpenCodePlugin } from './export-plugin.js';
+import { writeOpenCodePlugin } from './export-opencode-plugin.js';
 import { mergeJsonFile } from './merge-json-file.js';
-import { expandHome, readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
-import { ShellWordsError, splitShellWords } from './shell-words.js';
+import { expandHome, readCommand, usageMessage, type Command, type Option, type Values } from './options.js';
 
 export interface ExportIo {
   out(text: string): void;
@@ -30,12 +32,10 @@ export interface ExportIo {
   env: NodeJS.ProcessEnv;
 }
 
-/** serve --http's default address and the hook endpoint's path (CONTRACTS.md). */
-const DEFAULT_HOOK_URL = 'http://127.0.0.1:3000/hooks/claude-code';
-
 /** The targets: each turns one prepared mode into one file (or a refusal). */
 const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => TargetOutput>> = {
   'claude-code': claudeCodeAgent,
+  'claude-code-plugin': pluginAgent,
   vscode: vscodeAgent,
   cursor: (m, ctx) => cursorRule(m, ctx.enforce),
   opencode: openCodeAgent('.opencode'),
@@ -45,37 +45,9 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
 
 /** The folders each target writes its per-mode files into, where a full export looks for its left-overs. */
 const FOLDERS: Readonly<Record<string, readonly string[]>> = {
-  'claude-code': ['.claude/agents'], vscode: ['.github/agents'], cursor: ['.cursor/rules', '.cursor/agents'], opencode: ['.opencode/agents'],
-  kilo: ['.kilo/agents'], gemini: ['.gemini/agents'],
+  'claude-code': ['.claude/agents'], 'claude-code-plugin': ['agents'], vscode: ['.github/agents'], cursor: ['.cursor/rules', '.cursor/agents'],
+  opencode: ['.opencode/agents'], kilo: ['.kilo/agents'], gemini: ['.gemini/agents'],
 };
-
-/**
- * One --hook-command value as words: a JSON array of words, or words split as a POSIX shell would
- * (quotes kept literal, `${…}` left for the agent). The values of a repeated flag add up.
- */
-function launcherWords(value: string): string[] {
-  if (value.trimStart().startsWith('[')) {
-    let parsed: unknown;
-    try { parsed = JSON.parse(value); } catch (err) { throw new UsageError(`--hook-command ${JSON.stringify(value)} is not a JSON array (${(err as Error).message})`); }
-    if (!Array.isArray(parsed) || parsed.length === 0 || !parsed.every((w) => typeof w === 'string' && w !== '')) {
-      throw new UsageError(`--hook-command ${JSON.stringify(value)}: a JSON array must hold non-empty strings`);
-    }
-    return parsed as string[];
-  }
-  try { return splitShellWords(value); } catch (err) {
-    if (!(err instanceof ShellWordsError)) throw err;
-    throw new UsageError(`--hook-command ${JSON.stringify(value)}: ${err.message}`);
-  }
-}
-
-/** An http(s) URL for --url. */
-function hookUrl(value: string): string {
-  try {
-    const url = new URL(value);
-    if (url.protocol === 'http:' || url.protocol === 'https:') return url.href;
-  } catch { /* refused below */ }
-  throw new UsageError(`--url ${JSON.stringify(value)} is not an http:// or https:// URL`);
-}
 
 const OPENCODE_LIKE = ['opencode', 'kilo'];
 
@@ -92,12 +64,12 @@ const OPTIONS = [
   { name: '--dry-run', kind: 'switch', help: 'print what would be written; write nothing' },
   { name: '--lossy', kind: 'switch', goesWith: { option: '--to', values: OPENCODE_LIKE }, help: '(opencode, kilo) write "ask" where a fileRegex has no exact glob' },
   { name: '--hook-command', kind: 'string', value: 'CMD', repeatable: true, parse: launcherWords,
-    help: 'what hooks run instead of roo-modes-server (found on PATH): words, or a JSON array of words; repeatable, the words add up. ${CLAUDE_PROJECT_DIR} is left for Claude Code to fill in, e.g.\n--hook-command \'${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server\'' },
-  { name: '--hook', kind: 'enum', value: 'command|http', choices: ['command', 'http'], default: 'command', goesWith: { option: '--to', values: ['claude-code'] },
-    help: '(claude-code) run the hook per call, or ask serve --http' },
+    help: 'what hooks run instead of the check file (claude-code, cursor) or roo-modes-server on PATH (the others): words, or a JSON array of words; repeatable, the words add up. ${CLAUDE_PROJECT_DIR} is left for Claude Code to fill in, e.g.\n--hook-command \'${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server\'' },
+  { name: '--hook', kind: 'enum', value: 'vendored|command|http', choices: ['vendored', 'command', 'http'], goesWith: { option: '--to', values: ['claude-code', 'cursor'] },
+    help: '(claude-code, cursor) what the hooks start. vendored: node and the check file this export writes beside the agents (.claude/hooks/roo-modes-check.cjs, .cursor/hooks/roo-modes-check.cjs), so nothing but Node needs installing; command: roo-modes-server on PATH (or --hook-command); http (claude-code): ask serve --http. Default: what the earlier export wrote, else vendored' },
   { name: '--url', kind: 'string', value: 'URL', parse: hookUrl, default: DEFAULT_HOOK_URL, goesWith: { option: '--hook', values: ['http'] }, help: '(--hook http) the endpoint' },
   { name: '--settings', kind: 'switch', goesWith: { option: '--to', values: ['claude-code'] },
-    help: '(claude-code) also add one hook for every exported agent to .claude/settings.json (backed up): it also runs in claude -p' },
+    help: '(claude-code) also add one hook for every exported agent to .claude/settings.json (backed up): it also runs in folders Claude Code has not trusted (a fresh clone, CI), where it skips the agent files\' hooks' },
   { name: '--settings-local', kind: 'switch', goesWith: { option: '--to', values: ['claude-code'] }, help: 'the same in .claude/settings.local.json' },
   { name: '--enforce', kind: 'string', value: 'SLUG', repeatable: true, goesWith: { option: '--to', values: ['cursor'] },
     help: '(cursor) enforce this mode through a preToolUse hook in .cursor/hooks.json (merged, backed up). Cursor tells a hook no rule or mode, so it holds in every agent chat of the project; one mode at a time' },
@@ -105,6 +77,10 @@ const OPTIONS = [
     help: '(opencode, kilo) also write .opencode/plugins/roo-modes.js or .kilo/plugin/roo-modes.js and the decision code beside it (.opencode/roo-modes/decision.cjs, .kilo/roo-modes/decision.cjs): decides before each call of an exported agent inside the agent, nothing to install, and blocks when refused or when the decision code cannot run' },
   { name: '--plugin-url', kind: 'string', value: 'URL', goesWith: { option: '--plugin' },
     help: "(with --plugin) ask serve --http's endpoint instead of deciding in process, e.g. http://127.0.0.1:3000/hooks/claude-code (token: $ROO_MODES_HTTP_TOKEN)" },
+  { name: '--name', kind: 'string', value: 'NAME', parse: pluginName, default: DEFAULT_PLUGIN_NAME, goesWith: { option: '--to', values: ['claude-code-plugin'] },
+    help: '(claude-code-plugin) the plugin\'s name; its agents are NAME:<agent>' },
+  { name: '--marketplace', kind: 'switch', goesWith: { option: '--to', values: ['claude-code-plugin'] },
+    help: '(claude-code-plugin) also write .claude-plugin/marketplace.json, making the folder a marketplace of this one plugin (NAME-marketplace) that a team adds once' },
 ] as const satisfies readonly Option[];
 
 type ExportArgs = Values<typeof OPTIONS>;
@@ -112,7 +88,10 @@ type ExportArgs = Values<typeof OPTIONS>;
 /** What the table cannot say: options that exclude each other, and values that must agree. */
 function usageProblem(a: ExportArgs): string | null {
   if (a.settings && a.settingsLocal) return '--settings and --settings-local name two files; pick one';
-  if (a.hookCommand.length > 0 && a.hook === 'http') return '--hook-command goes with command hooks, not --hook http';
+  if (a.hookCommand.length > 0 && (a.hook === 'http' || a.hook === 'vendored')) return `--hook-command names the command hooks run; it does not go with --hook ${a.hook}`;
+  if (a.hook === 'http' && a.to === 'cursor') return 'Cursor\'s hooks are commands: --hook http goes with --to claude-code';
+  if (a.to === 'claude-code-plugin' && a.out === undefined) return '--to claude-code-plugin writes a plugin folder: name it with --out DIR';
+  if (a.to === 'claude-code-plugin' && a.hookCommand.length > 0) return 'a plugin runs the check file it carries: --hook-command does not go with --to claude-code-plugin';
   if (a.hookCommand.length > 0 && OPENCODE_LIKE.includes(a.to!)) return `--hook-command has no use with --to ${a.to}: its --plugin decides inside the agent`;
   if (a.hookCommand.length > 0 && a.hookCommand.flat().length === 0) return '--hook-command names no command';
   if (a.check && (a.dryRun || a.force)) return `--check writes nothing; it does not go with ${a.dryRun ? '--dry-run' : '--force'}`;
@@ -129,7 +108,11 @@ const COMMAND: Command<typeof OPTIONS> = {
   about: `Writes the project's custom modes (built-in ones with --builtins, your global ones with
 --include-global) as the other agent's files:
   claude-code  .claude/agents/<slug>.md      subagent; tools from the groups; a PreToolUse hook
-                                             (roo-modes-server hook claude-code) enforces fileRegex
+                                             runs the check written beside them
+                                             (.claude/hooks/roo-modes-check.cjs) on fileRegex
+  claude-code-plugin  DIR (--out)            a plugin: agents/<slug>.md, one hook in
+                                             hooks/hooks.json, the check and the modes it reads
+                                             (--marketplace: also a marketplace of it)
   vscode       .github/agents/<slug>.agent.md custom agent; tool sets; agent-scoped hook
   cursor       .cursor/rules/<slug>.mdc      rule, and .cursor/agents/<slug>.md a subagent (readonly
                                              without edit); limits described (--enforce: a hook
@@ -158,13 +141,6 @@ async function readIfExists(path: string): Promise<string | null> {
   }
 }
 
-/** How Claude Code enforces the export, and what it does when the hook cannot run (said once per export). */
-const ENFORCEMENT: Readonly<Record<string, (ctx: ExportContext) => string>> = {
-  'claude-code': (ctx) => ctx.hook.kind === 'http'
-    ? `the hooks ask ${ctx.hook.url.split('?')[0]}: keep roo-modes-server serve --http running there (with ROO_MODES_HTTP_TOKEN set when it uses a token); "onFailure": "block" makes an unreachable server block the edit from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED}, older versions ignore it and let the edit through`
-    : `the hooks run ${ctx.entryCommand.join(' ')} and carry "onFailure": "block": from Claude Code ${MIN_CLAUDE_CODE_FAIL_CLOSED} an edit is blocked when the hook cannot run; older versions ignore the key and let the edit through (fail open)`,
-};
-
 /** A launcher word that names a file on this machine, which the other machines will not have. */
 const machinePath = (word: string): boolean => !word.startsWith('${') && (isAbsolute(word) || /^[A-Za-z]:[\\/]/.test(word));
 
@@ -174,7 +150,6 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const target = args.to!;
   const settings = args.settingsLocal ? 'local' : args.settings ? 'shared' : undefined;
   const enforce = args.enforce[0];
-  const hook: HookTransport = args.hook === 'http' ? { kind: 'http', url: args.url } : { kind: 'command' };
   const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env));
   const outDir = resolve(expandHome(args.out ?? projectRoot, io.env));
   const catalogue = await loadCatalogue({
@@ -194,8 +169,9 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const modes = args.mode.length > 0 ? [...new Set(args.mode)].map((s) => catalogue.get(s)!) : catalogue.modes.filter(wanted);
   const leftGlobal = args.mode.length > 0 ? [] : catalogue.modes.filter((m) => m.source === 'global' && !wanted(m));
   if (enforce !== undefined && !catalogue.get(enforce)) { io.err(`${usageMessage('export', `unknown mode ${enforce} for --enforce; the modes in force: ${catalogue.slugs().join(', ')}`)}\n`); return 2; }
-  const entryCommand = args.hookCommand.length > 0 ? args.hookCommand.flat() : DEFAULT_LAUNCHER;
-  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), entryCommand, hook, lossy: args.lossy, enforce };
+  const launcher = await launcherFor(target, args, outDir);
+  const ctx: ExportContext = { projectRoot, homeDir: expandHome('~', io.env), ...hookRunner(target, launcher.launcher), lossy: args.lossy, enforce };
+  const put = (file: string, text: string, detail?: (old: string) => string): Promise<boolean> => place(file, text, args, io, report, detail);
 
   // A broken mode is reported and the rest still exports; the exit status then says something is missing.
   const report: string[] = [];
@@ -225,7 +201,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     for (const f of files) seen.set(f.path, mode.slug);
     agents.set(mode.slug, mode.slug);
     exported.push(mode);
-    for (const f of files) failed = !(await place(join(outDir, f.path), f.text, args, io, report)) || failed;
+    for (const f of files) failed = !(await put(join(outDir, f.path), f.text)) || failed;
   }
   // After a full export, an exported file no mode produced any more still steers the agent: say so.
   for (const folder of args.mode.length === 0 ? FOLDERS[target] ?? [] : []) failed = !(await leftovers(join(outDir, folder), seen, outDir, report)) || failed;
@@ -237,24 +213,33 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
     const entry = cursorHookEntry(ctx, enforce);
     failed = !(await mergeInto(join(outDir, CURSOR_HOOKS_FILE), (text) => mergeCursorHooks(text, entry), `preToolUse hook for mode ${enforce}`, args, io, report)) || failed;
   }
+  const plugin = { name: args.name, marketplace: args.marketplace };
+  if (target === 'claude-code-plugin') failed = !(await writeClaudePlugin(outDir, exported, plugin, put)) || failed;
+  const claudeHooks = target === 'claude-code' && (settings !== undefined || modes.some((m) => m.compiled.edit));
+  // The files this export put hooks into; an earlier export's hooks elsewhere are left as they are.
+  const rewritten = new Set([...seen.keys(), ...(settings !== undefined ? [SETTINGS_FILES[settings]] : []), ...(enforce !== undefined ? [CURSOR_HOOKS_FILE] : [])].map((f) => join(outDir, f)));
+  const runsCheck = (launcher.launcher.kind === 'vendored' && (claudeHooks || enforce !== undefined || target === 'claude-code-plugin'))
+    || launcher.written.some((w) => !rewritten.has(w.file) && w.launcher.kind === 'vendored');
+  failed = !(await placeCheck(target, launcher.launcher, runsCheck, outDir, put, report)) || failed;
   if (target === 'gemini') {
     const gemini = await writeGeminiPolicy(outDir, exported, catalogue, ctx, {
-      place: (file, text) => place(file, text, args, io, report),
+      place: (file, text) => put(file, text),
       merge: (file, merge, what) => mergeInto(file, merge, what, args, io, report),
     });
     for (const a of gemini.orphans) report.push(`  warning: .gemini/agents/${a}.md is from an earlier export, for a mode that no longer exists: the policy refuses its writes and commands; delete it or export that mode again`);
     failed = !gemini.ok || failed;
   }
-  const plugin = args.plugin && agents.size > 0;
-  if (plugin) {
-    const wrote = await writeOpenCodePlugin(outDir, target as 'opencode' | 'kilo', agents, args.pluginUrl, { place: (file, text, explain) => place(file, text, args, io, report, explain) });
+  const openCode = args.plugin && agents.size > 0;
+  if (openCode) {
+    const wrote = await writeOpenCodePlugin(outDir, target as 'opencode' | 'kilo', agents, args.pluginUrl, { place: (file, text, explain) => put(file, text, explain) });
     failed = !wrote || failed;
   }
-  const enforcement = ENFORCEMENT[target];
-  const claudeHooks = enforcement !== undefined && (settings !== undefined || modes.some((m) => m.compiled.edit));
-  if (claudeHooks) report.push(`  enforcement: ${enforcement(ctx)}`);
-  for (const note of enforcementNotes(target, { enforce, plugin: plugin ? (args.pluginUrl ?? 'in-process') : undefined })) report.push(`  enforcement: ${note}`);
-  // Whatever runs the launcher words (Claude Code's hooks, Cursor's) needs them to exist there.
+  const hooked = target === 'claude-code' ? exported.filter((m) => claudeHooks && (settings !== undefined || m.compiled.edit)) : exported.filter((m) => m.slug === enforce);
+  const globalModes = target === 'claude-code' || target === 'cursor' ? hooked.filter((m) => m.source === 'global').map((m) => m.slug) : [];
+  for (const note of hookNotes({ target, choice: launcher, ctx, claudeHooks, settings, enforce, rewritten, globalModes })) report.push(`  ${note.startsWith('warning: ') ? '' : 'enforcement: '}${note}`);
+  if (target === 'claude-code-plugin' && exported.length > 0) for (const note of pluginNotes(outDir, plugin)) report.push(`  enforcement: ${note}`);
+  for (const note of enforcementNotes(target, { enforce, plugin: openCode ? (args.pluginUrl ?? 'in-process') : undefined })) report.push(`  enforcement: ${note}`);
+  // Whatever runs the launcher words (Claude Code's hooks, Cursor's, the plugin's) needs them to exist there.
   const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined;
   const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
@@ -278,12 +263,12 @@ function brokenModes(catalogue: Catalogue, projectRoot: string, includeGlobal: b
  * else wrote is replaced only with --force. With --check nothing is written and any difference
  * fails. False when the file is refused, stale (--check) or could not be written.
  */
-async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[], explain?: (old: string) => string): Promise<boolean> {
+async function place(file: string, text: string, args: ExportArgs, io: ExportIo, report: string[], detail?: (old: string) => string): Promise<boolean> {
   const old = await readIfExists(file);
   if (old === text) { report.push(`  unchanged: ${file}`); return true; }
   const ours = old === null || writtenByExport(old);
   if (args.check) {
-    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}${old !== null && explain ? ` (${explain(old)})` : ''}`);
+    report.push(`  ${old === null ? 'missing' : ours ? 'stale' : 'differs (not written by export)'}: ${file}${old !== null && ours && detail ? ` (${detail(old)})` : ''}`);
     return false;
   }
   if (!ours && !args.force) {
@@ -291,7 +276,8 @@ async function place(file: string, text: string, args: ExportArgs, io: ExportIo,
     return false;
   }
   const verb = old === null ? 'write' : ours ? 'update' : 'overwrite';
-  if (args.dryRun) { io.out(`==> ${file} (would ${verb}) <==\n${text}\n`); report.push(`  would ${verb}: ${file}`); return true; }
+  // The check file (the one with a detail) is the built hook, not worth printing whole.
+  if (args.dryRun) { io.out(`==> ${file} (would ${verb}) <==\n${detail ? `${text.split('\n', 1)[0]}\n(${text.length} bytes; not shown)` : text}\n`); report.push(`  would ${verb}: ${file}`); return true; }
   try {
     await mkdir(dirname(file), { recursive: true });
     await writeFileAtomic(file, text);

@@ -1,9 +1,9 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
 import { resolve } from 'node:path';
-import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
+import { loadCatalogue, readModeLayer, type Catalogue } from '../modes/catalogue.js';
 import { loadOneMode } from '../modes/one-mode.js';
-import type { CompiledMode } from '../modes/permissions.js';
+import { compileMode, type CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
 import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
@@ -38,6 +38,9 @@ const OPTIONS = [
   { name: '--edits-only', kind: 'switch', help: 'judge only edit tools; others pass' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
   { name: '--global-modes-file', kind: 'path', value: 'FILE', help: 'the global modes file to use instead' },
+  { name: '--modes-file', kind: 'path', value: 'FILE', help: "the modes come from this file alone: no project, global or built-in modes (a Claude Code plugin's own modes, which the project cannot change)" },
+  { name: '--plugin', kind: 'string', value: 'NAME', goesWith: { option: '--by-agent' },
+    help: "(with --by-agent) judge the agents of this Claude Code plugin only (agent_type NAME:AGENT, the mode exported as AGENT); no objection for any other agent" },
 ] as const satisfies readonly Option[];
 
 type HookArgs = Values<typeof OPTIONS>;
@@ -75,6 +78,7 @@ function usageProblem(args: HookArgs): string | null {
   if (args.byAgent && target === 'cursor') return 'Cursor sends no agent_type: hook cursor takes --mode';
   if (args.byAgent && args.agent !== undefined) return '--by-agent already picks the subagent: drop --agent';
   if (args.mode === undefined && !args.byAgent) return target === 'cursor' ? '--mode is required' : '--mode (or --by-agent) is required';
+  if (args.modesFile !== undefined && (args.configDir !== undefined || args.globalModesFile !== undefined)) return `--modes-file is the only source of modes: it does not go with ${args.configDir !== undefined ? '--config-dir' : '--global-modes-file'}`;
   return null;
 }
 
@@ -105,6 +109,10 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
   const none = (): number => { if (target === 'cursor') io.out(CURSOR_NO_OBJECTION); return 0; };
   if (args.agent !== undefined && event.agentType !== args.agent) return none();
   if (args.byAgent && event.agentType === null) return none();
+  // A plugin's agents are `<plugin>:<agent>`: only that exact prefix makes one this plugin's.
+  const prefix = args.plugin === undefined ? '' : `${args.plugin}:`;
+  if (args.plugin !== undefined && !event.agentType!.startsWith(prefix)) return none();
+  const agentType = event.agentType?.slice(prefix.length) ?? null;
   const env = io.env;
   const rootGiven = args.projectRoot
     ?? ((cursor ? env.CURSOR_PROJECT_DIR || undefined : undefined) ?? (env.CLAUDE_PROJECT_DIR || undefined))
@@ -117,7 +125,8 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
     globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, env)),
     convertDocument: convertLegacyRoles,
   };
-  const found = args.byAgent ? await agentMode(sources, event.agentType!) : await namedMode(sources, args.mode!);
+  const found = args.modesFile !== undefined ? await fileMode(resolve(expandHome(args.modesFile, env)), args.byAgent ? agentType! : args.mode!, args.byAgent)
+    : args.byAgent ? await agentMode(sources, agentType!) : await namedMode(sources, args.mode!);
   if (typeof found === 'string') return fail(found);
   if (found === null) return none();
   const verdict = judgeEvent(found, event, projectRoot, args.editsOnly);
@@ -160,4 +169,19 @@ async function agentMode(sources: Sources, agentType: string): Promise<CompiledM
   if (exact) return exact;
   const catalogue = await loadCatalogue(sources);
   return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType);
+}
+
+/**
+ * `--modes-file FILE`: the mode from that file alone (as the project's .roomodes is read), for the
+ * slug or, by agent, the exported agent's name. Whatever is not found there cannot be judged: the
+ * file travels with the hook (a plugin's), so a missing mode or file is a broken install.
+ */
+async function fileMode(file: string, name: string, byAgent: boolean): Promise<CompiledMode | string> {
+  const read = await readModeLayer(file, 'project', true);
+  const modes = read.modes.map((m) => Object.freeze(compileMode(m)));
+  const mode = byAgent ? modeForAgent(modes, name) : modes.find((m) => m.slug === name);
+  if (mode !== undefined) return mode;
+  if (!read.read && read.issues.length === 0) return `the modes file ${file} does not exist`;
+  const problems = read.issues.slice(0, 3).map((i) => `${i.file}:${i.line ?? 1}: ${i.message}`);
+  return `${byAgent ? `no mode is exported as agent "${name}"` : `no mode "${name}"`} in ${file}${problems.length > 0 ? `; problems: ${problems.join('; ')}` : ''}`;
 }

@@ -61,7 +61,12 @@ export function hookEntry(handler: Plain): Plain {
   return { matcher: EDIT_MATCHER, hooks: [handler] };
 }
 
-export function claudeCodeAgent(m: ExportMode, ctx: ExportContext): TargetOutput {
+/**
+ * The agent file for one mode. `hooks`: whether the frontmatter carries the mode's PreToolUse hook
+ * (a project's agents); a plugin's agents get none, since Claude Code ignores hooks there and the
+ * plugin's own hooks.json enforces them. `folder`: where the file goes.
+ */
+function agentFile(m: ExportMode, ctx: ExportContext, hooks: boolean, folder: string): TargetOutput {
   const { mode } = m;
   const lost: string[] = [];
   const groups = mode.compiled.groups;
@@ -81,9 +86,15 @@ export function claudeCodeAgent(m: ExportMode, ctx: ExportContext): TargetOutput
   if (groups.has('modes')) lost.push('modes group (switch_mode, new_task): Claude Code has no modes to switch to');
   const edit = mode.compiled.edit;
   if (edit) {
-    front.hooks = { PreToolUse: [hookEntry(claudeHook(ctx, mode.slug))] };
+    if (hooks) front.hooks = { PreToolUse: [hookEntry(claudeHook(ctx, mode.slug))] };
     if (edit.regex === null) lost.push(`the edit pattern ${edit.fileRegex} is unusable, so the hook refuses every edit (as Roo does)`);
   }
   const yaml = toYaml(front).trimEnd().split('\n');
-  return { path: `.claude/agents/${agentName(mode.slug)}.md`, text: withFrontmatter(m, yaml, m.body), lost };
+  return { path: `${folder}/${agentName(mode.slug)}.md`, text: withFrontmatter(m, yaml, m.body), lost };
 }
+
+/** A project's subagent (.claude/agents/<name>.md), its PreToolUse hook in its frontmatter. */
+export const claudeCodeAgent = (m: ExportMode, ctx: ExportContext): TargetOutput => agentFile(m, ctx, true, '.claude/agents');
+
+/** A plugin's agent (agents/<name>.md), enforced by the plugin's hooks.json. */
+export const pluginAgent = (m: ExportMode, ctx: ExportContext): TargetOutput => agentFile(m, ctx, false, 'agents');

@@ -23,7 +23,7 @@ export function cursorHookEntry(ctx: ExportContext, slug: string): { command: st
 }
 
 /** An entry an export wrote, for any mode: only one mode can be enforced, so a new one replaces it. */
-function ours(entry: unknown): boolean {
+export function exportedCursorEntry(entry: unknown): boolean {
   const command = typeof entry === 'object' && entry !== null ? (entry as { command?: unknown }).command : undefined;
   return typeof command === 'string' && /(?:^|\s)hook cursor --mode \S+$/.test(command);
 }
@@ -48,7 +48,7 @@ export function mergeCursorHooks(text: string, entry: Record<string, unknown>): 
   if (hooks !== undefined && !isObject(hooks)) return { ok: false, reason: '"hooks" is not an object' };
   const current = hooks?.preToolUse;
   if (current !== undefined && !Array.isArray(current)) return { ok: false, reason: '"hooks.preToolUse" is not an array' };
-  const next = [...(current ?? []).filter((e) => !ours(e)), entry];
+  const next = [...(current ?? []).filter((e) => !exportedCursorEntry(e)), entry];
   if (version !== undefined && isDeepStrictEqual(current, next)) return { ok: true, action: 'unchanged', text };
   const base = version === undefined ? withVersion(text, root) : text;
   // mergeNestedMember replaces a non-object member whole, which is what an array needs.

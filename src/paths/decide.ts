@@ -39,7 +39,8 @@ export type PathDecision =
  * How it works, in order:
  * 1. the text is read as the file system's platform reads it (fs.platform: `/` separates, and `\`
  *    too on Windows only; on POSIX `\` is part of a name), a leading `~` is the home folder as a
- *    shell expands it (readTilde), and `.` and `..` are applied as path.resolve does, giving the
+ *    shell expands it (readTilde), a relative path that climbs above the root is read as the
+ *    absolute path it spells, and `.` and `..` are applied as path.resolve does, giving the
  *    name the pattern sees: project-relative, as Roo's tools would write it; an absolute path
  *    that reaches the project through another link than the root's spelling is read from where
  *    it enters it (enteredAt);
@@ -57,8 +58,13 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
   if (!read.ok) return { allowed: false, refusal: 'text', problem: read.problem };
   const tilde = readTilde(raw, read.path, fs);
   if (!tilde.ok) return { allowed: false, refusal: 'unresolvable', problem: tilde.problem };
-  const { absolute, parts, spelled } = tilde;
   const rootParts = lexical([], splitPath(rules.root, fs.platform)).parts;
+  // A relative path that climbs above the root (`../<project>/notes.md`, as OpenCode passes one)
+  // is the absolute path it spells from the root: judged by where it lands, inside or not.
+  const climbsOut = !tilde.absolute && lexical(rootParts, tilde.parts).above > 0;
+  const absolute = tilde.absolute || climbsOut;
+  const parts = climbsOut ? [...rootParts, ...tilde.parts] : tilde.parts;
+  const { spelled } = tilde;
 
   // The name: lexical, relative to the root as configured.
   const norm = lexical(absolute ? [] : rootParts, parts);

@@ -1,8 +1,10 @@
 // The Claude Code exports in the real `claude -p` (pinned in agents.ts) against the mock model: a
-// subagent exported from a mode limited to Markdown writes outside and inside its pattern.
+// subagent exported from a mode limited to Markdown writes outside and inside its pattern, its hooks
+// running the check file the export wrote (the default), roo-modes-server, or serve --http.
 import { describe, test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import { missingAgents, PINS } from './agents.js';
@@ -27,54 +29,84 @@ describe(`claude-code ${PINS['claude-code'].version}`, { concurrency: 4 }, () =>
     expectLanded(r, INSIDE);
   });
 
-  test('agent-file hooks in a trusted folder: the write outside the pattern is refused, the one inside lands', { skip }, async (t) => {
+  test('agent-file hooks running the check file in a trusted folder: refused outside the pattern, lands inside, nothing on PATH but node', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code']);
-    const r = await runAgent('claude-code', p, { ...both, launcher: true });
+    const r = await runAgent('claude-code', p, both);
     expectRefused(r, OUTSIDE, DENIED);
     expectLanded(r, INSIDE);
     assert.equal(r.code, 0, 'a refused edit is the model\'s problem, not the session\'s');
     assert.match(r.log, /Registered 1 frontmatter hook\(s\) from agent 'notes-writer'/);
+    assert.match(r.log, /node \$\{CLAUDE_PROJECT_DIR\}\/\.claude\/hooks\/roo-modes-check\.cjs hook claude-code --mode notes-writer/);
   });
 
   test('agent-file hooks when the session is the agent (--agent): refused outside the pattern, lands inside', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code']);
-    const r = await runAgent('claude-code', p, { asAgent: AGENT, writes: [OUTSIDE, INSIDE], launcher: true });
+    const r = await runAgent('claude-code', p, { asAgent: AGENT, writes: [OUTSIDE, INSIDE] });
     expectRefused(r, OUTSIDE, DENIED);
     expectLanded(r, INSIDE);
   });
 
-  test('agent-file hooks with roo-modes-server missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
+  test('agent-file hooks with node missing from PATH: the check cannot start and the write inside the pattern is blocked too', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code']);
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE], hide: ['node'] });
+    expectRefused(r, INSIDE, BLOCKED);
+    assert.match(r.log, /Executable not found in \$PATH: "node"/);
+  });
+
+  test('agent-file hooks with the check file removed: the write inside the pattern is blocked too', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code']);
+    rmSync(join(p.root, '.claude', 'hooks', 'roo-modes-check.cjs'));
     const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE] });
     expectRefused(r, INSIDE, BLOCKED);
-    assert.match(r.log, /Executable not found in \$PATH: "roo-modes-server"/);
   });
 
   test('agent-file hooks in a folder never trusted: Claude Code skips them and the write outside lands (why --settings exists)', { skip }, async (t) => {
     const p = newProject(t);
-    await exportModes(p, ['--to', 'claude-code']);
-    const r = await runAgent('claude-code', p, { ...both, launcher: true, trust: false });
+    const exported = await exportModes(p, ['--to', 'claude-code']);
+    assert.match(exported.stdout, /skips the hooks in agent files .* not trusted/);
+    const r = await runAgent('claude-code', p, { ...both, trust: false });
     expectLanded(r, OUTSIDE);
     assert.match(r.log, /Skipping frontmatter hooks for agent 'notes-writer': the folder its definition file came from is not trusted/);
   });
 
-  test('the settings hook (--settings) in a folder never trusted: refused outside the pattern, lands inside', { skip }, async (t) => {
+  test('the settings hook (--settings) running the check file, in a copy of the project never trusted: refused outside the pattern, lands inside', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code', '--settings']);
-    const r = await runAgent('claude-code', p, { ...both, launcher: true, trust: false });
+    // A teammate's clone: another folder, the same files.
+    const copy = realpathSync(mkdtempSync(join(tmpdir(), 'rms-agents-clone-')));
+    t.after(() => rmSync(copy, { recursive: true, force: true }));
+    cpSync(p.root, copy, { recursive: true });
+    const r = await runAgent('claude-code', { root: copy, home: p.home }, { ...both, trust: false });
     expectRefused(r, OUTSIDE, DENIED);
     expectLanded(r, INSIDE);
-    assert.match(r.log, /roo-modes-server hook claude-code --by-agent/);
+    assert.match(r.log, /roo-modes-check\.cjs hook claude-code --by-agent/);
   });
 
-  test('the settings hook with roo-modes-server missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
+  test('the settings hook with node missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code', '--settings']);
-    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE], trust: false });
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE], trust: false, hide: ['node'] });
     expectRefused(r, INSIDE, BLOCKED);
+  });
+
+  test('agent-file hooks running roo-modes-server (--hook command): refused outside the pattern, lands inside', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code', '--hook', 'command']);
+    const r = await runAgent('claude-code', p, { ...both, launcher: true });
+    expectRefused(r, OUTSIDE, DENIED);
+    expectLanded(r, INSIDE);
+  });
+
+  test('agent-file hooks running roo-modes-server, missing from PATH: the write inside the pattern is blocked too', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code', '--hook', 'command']);
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE] });
+    expectRefused(r, INSIDE, BLOCKED);
+    assert.match(r.log, /Executable not found in \$PATH: "roo-modes-server"/);
   });
 
   test('HTTP hooks asking serve --http: refused outside the pattern, lands inside', { skip }, async (t) => {

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { runCall } from '../../src/cli/call.js';
-import { ShellWordsError, splitShellWords } from '../../src/cli/shell-words.js';
+import { ShellWordsError, splitShellWords } from '../../src/export/shell-words.js';
 
 const FIXTURE = fileURLToPath(new URL('../fixtures/fake-mcp-server.mjs', import.meta.url));
 /** A --server value that survives spaces in either path. */

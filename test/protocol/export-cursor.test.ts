@@ -40,7 +40,9 @@ test('--enforce writes one fail-closed preToolUse hook, and the rules say which 
   assert.equal(file.version, 1);
   assert.equal(file.hooks.preToolUse.length, 1);
   const [entry] = file.hooks.preToolUse;
-  assert.equal(entry!.command, 'roo-modes-server hook cursor --mode docs-writer', 'the launcher is found on PATH');
+  assert.equal(entry!.command, 'node .cursor/hooks/roo-modes-check.cjs hook cursor --mode docs-writer', 'node runs the check written beside it, from the project root');
+  assert.match(readFileSync(join(root, '.cursor', 'hooks', 'roo-modes-check.cjs'), 'utf8'), /^\/\/ roo-modes-check \S+ sha256:[0-9a-f]{64} Exported by roo-modes-server/);
+  assert.match(r.stdout, /enforcement: the hook runs node \.cursor\/hooks\/roo-modes-check\.cjs from the project root.*where node is missing the hook cannot start, and failClosed blocks the call/);
   assert.equal(entry!.failClosed, true);
   assert.equal(entry!.matcher, undefined, 'no matcher: every tool reaches the hook');
   for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!text.includes(place), `hooks.json names ${place}`);
@@ -151,6 +153,14 @@ test('a project-local launcher is left for the shell to find through CLAUDE_PROJ
   assert.deepEqual(entries, [{ command: '"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook cursor --mode docs-writer', failClosed: true }]);
   const again = await runCli(args, { env, cwd: root });
   assert.match(again.stdout, /unchanged: .*hooks\.json/, 'recognised as its own');
+  // Without the flag a re-export keeps the launcher it wrote, and so does --check.
+  for (const extra of [[], ['--check']]) {
+    const kept = await runCli([...args.slice(0, -2), ...extra], { env, cwd: root });
+    assert.equal(kept.code, 0, kept.stdout);
+    assert.match(kept.stdout, /unchanged: .*hooks\.json/);
+    assert.match(kept.stdout, /the hooks keep what the earlier export wrote \(read from .*hooks\.json\): \$\{CLAUDE_PROJECT_DIR\}\/node_modules\/\.bin\/roo-modes-server/);
+  }
+  assert.equal(readdirSync(join(root, '.cursor')).includes('hooks'), false, 'no check file where no hook runs it');
 });
 
 test('hooks.json it cannot edit safely is refused and left alone; bad flags are usage errors', async (t) => {

@@ -2,9 +2,10 @@
 // and serve --http's /hooks/claude-code): Cursor's hooks.json line run by a shell, the plugin over HTTP.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdirSync, readFileSync, realpathSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { spawnSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { MAIN, tempDir } from './harness.js';
 import { HttpServer } from './http-harness.js';
@@ -28,14 +29,19 @@ function project(t: Ctx): { root: string; env: Record<string, string>; bin: stri
   return { root, bin, env: { HOME: home, ROO_CONFIG_DIR: join(home, '.roo-code'), ROO_PROJECT_ROOT: root } };
 }
 
-test('the hooks.json line, run by a shell as Cursor runs it, denies and lets through as the mode says', async (t) => {
+/** A PATH holding node (this one) and the system's tools, and nothing of this package. */
+const NODE_ONLY = `${dirname(process.execPath)}:/usr/bin:/bin`;
+
+for (const kind of ['the check file (default)', 'roo-modes-server (--hook command)'] as const) test(`the hooks.json line running ${kind}, run by a shell as Cursor runs it, denies and lets through as the mode says`, async (t) => {
   const { root, env, bin } = project(t);
-  const r = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer'], { env, cwd: root });
+  const vendored = kind.startsWith('the check');
+  const r = await runCli(['export', '--to', 'cursor', '--enforce', 'docs-writer', ...(vendored ? [] : ['--hook', 'command'])], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const [entry] = (JSON.parse(readFileSync(join(root, '.cursor', 'hooks.json'), 'utf8')) as { hooks: { preToolUse: { command: string; failClosed: boolean }[] } }).hooks.preToolUse;
   assert.equal(entry!.failClosed, true);
-  const run = (payload: unknown, path = `${bin}:/usr/bin:/bin`) => spawnSync('/bin/sh', ['-c', entry!.command], {
-    input: JSON.stringify(payload), encoding: 'utf8', cwd: tempDir(t, 'rms-e2e-cwd-'),
+  // Cursor runs a project's hooks in the project root; the PATH launcher must not depend on it.
+  const run = (payload: unknown, path = vendored ? NODE_ONLY : `${bin}:/usr/bin:/bin`, cwd = vendored ? root : tempDir(t, 'rms-e2e-cwd-')) => spawnSync('/bin/sh', ['-c', entry!.command], {
+    input: JSON.stringify(payload), encoding: 'utf8', cwd,
     env: { PATH: path, HOME: env.HOME, CURSOR_PROJECT_DIR: root, CLAUDE_PROJECT_DIR: root },
   });
   const event = (tool_name: string, tool_input: Record<string, unknown>) => ({
@@ -49,8 +55,14 @@ test('the hooks.json line, run by a shell as Cursor runs it, denies and lets thr
   assert.equal(ok.status, 0, ok.stderr);
   assert.ok(!denied(ok.stdout), ok.stdout);
   assert.ok(denied(run(event('Shell', { command: 'ls', cwd: root })).stdout), 'a mode without command may not run Shell');
-  const missing = run(event('Write', { file_path: join(root, 'docs', 'a.md') }), '/usr/bin:/bin');
+  const noNode = mkdtempSync(join(tmpdir(), 'rms-e2e-nonode-'));
+  t.after(() => rmSync(noNode, { recursive: true, force: true }));
+  const missing = run(event('Write', { file_path: join(root, 'docs', 'a.md') }), vendored ? noNode : '/usr/bin:/bin');
   assert.notEqual(missing.status, 0, 'no launcher: a failure, which failClosed turns into a block');
+  if (vendored) {
+    const elsewhere = run(event('Write', { file_path: join(root, 'docs', 'a.md') }), NODE_ONLY, tempDir(t, 'rms-e2e-cwd-'));
+    assert.notEqual(elsewhere.status, 0, 'run outside the project root the check is not found: a failure too');
+  }
 });
 
 test('the plugin with --plugin-url asks serve --http, with the token, and blocks without it', async (t) => {

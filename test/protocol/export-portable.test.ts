@@ -51,15 +51,17 @@ function installedCli(args: string[], cwd: string, home: string): SpawnSyncRetur
 
 /**
  * Runs one handler as Claude Code's exec form does: `command` found on PATH and spawned with
- * `args`, no shell, `${CLAUDE_PROJECT_DIR}` substituted in both, CLAUDE_PROJECT_DIR exported.
+ * `args`, no shell, `${CLAUDE_PROJECT_DIR}` (and for a plugin `${CLAUDE_PLUGIN_ROOT}`) substituted
+ * in both and exported.
  */
-function runAsClaudeCode(h: Handler, projectDir: string, event: object, path: string, home: string): SpawnSyncReturns<string> {
+function runAsClaudeCode(h: Handler, projectDir: string, event: object, path: string, home: string, pluginRoot?: string): SpawnSyncReturns<string> {
   assert.equal(h.type, 'command');
   assert.ok(Array.isArray(h.args), 'exec form: args is set');
-  const fill = (s: string): string => s.split('${CLAUDE_PROJECT_DIR}').join(projectDir);
+  const vars: Record<string, string> = { CLAUDE_PROJECT_DIR: projectDir, ...(pluginRoot === undefined ? {} : { CLAUDE_PLUGIN_ROOT: pluginRoot }) };
+  const fill = (s: string): string => Object.entries(vars).reduce((t, [k, v]) => t.split(`\${${k}}`).join(v), s);
   return spawnSync(fill(h.command!), h.args.map(fill), {
     cwd: projectDir, input: JSON.stringify(event), encoding: 'utf8', shell: false,
-    env: { PATH: path, HOME: home, CLAUDE_PROJECT_DIR: projectDir },
+    env: { PATH: path, HOME: home, ...vars },
   });
 }
 
@@ -94,43 +96,115 @@ function exportAndCopy(name: string, args: string[]): { home: string; original: 
   return { home, original, copy, stdout: exported.stdout };
 }
 
-test('an exported project copied to another folder still denies an out-of-pattern edit through the installed package', () => {
-  const { home, original, copy, stdout } = exportAndCopy('app', ['--to', 'claude-code', '--settings']);
-  assert.match(stdout, /"onFailure": "block".*Claude Code 2\.1\.295.*older versions ignore the key and let the edit through/);
+/** The folders of this machine no exported file may name. */
+const machineFolders = (original: string, home: string): string[] =>
+  [original, box.scratch, box.prefix, home, REPO.replace(/\/$/, ''), dirname(process.execPath), tmpdir()];
 
+test('an exported project copied to another folder checks its edits with the check file it carries: node on PATH and nothing else', () => {
+  const home = mkdtempSync(join(box.scratch, 'home-'));
+  const original = join(box.scratch, 'exporter', 'app');
+  mkdirSync(original, { recursive: true });
+  writeFileSync(join(original, '.roomodes'), ROOMODES);
+  const exported = installedCli(['export', '--to', 'claude-code', '--settings'], original, home);
+  assert.equal(exported.status, 0, exported.stdout + exported.stderr);
+  assert.match(exported.stdout, /the hooks run node \$\{CLAUDE_PROJECT_DIR\}\/\.claude\/hooks\/roo-modes-check\.cjs.*Node 20 or later on PATH and nothing else; where node is missing the hook cannot start, and "onFailure": "block" blocks the edit from Claude Code 2\.1\.295; older versions ignore the key and let it through/);
+
+  const copy = join(box.scratch, 'elsewhere', 'app');
+  cpSync(original, copy, { recursive: true });
   const written = files(join(copy, '.claude'));
-  assert.deepEqual(written.map((f) => f.slice(copy.length + 1)).sort(), ['.claude/agents/docs-writer.md', '.claude/settings.json']);
-  // Nothing in them names a folder of the machine that exported them.
+  assert.deepEqual(written.map((f) => f.slice(copy.length + 1)).sort(), ['.claude/agents/docs-writer.md', '.claude/hooks/roo-modes-check.cjs', '.claude/settings.json']);
+  // Nothing in them names a folder of the machine that exported them, the check file included.
   for (const file of written) {
     const text = readFileSync(file, 'utf8');
-    for (const local of [original, box.scratch, box.prefix, home, REPO.replace(/\/$/, ''), dirname(process.execPath), tmpdir()]) {
-      assert.ok(!text.includes(local), `${file} names ${local}`);
-    }
+    for (const local of machineFolders(original, home)) assert.ok(!text.includes(local), `${file} names ${local}`);
   }
+  // The check is the installed package's own, byte for byte.
+  assert.equal(readFileSync(join(copy, '.claude', 'hooks', 'roo-modes-check.cjs'), 'utf8'), readFileSync(join(box.prefix, 'lib', 'node_modules', 'roo-modes-server', 'dist', 'roo-modes-check.cjs'), 'utf8'));
 
   const [handler, ...more] = frontmatterHooks(join(copy, '.claude', 'agents', 'docs-writer.md'));
   assert.equal(more.length, 0);
-  assert.deepEqual(handler, { type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
-  const denied = runAsClaudeCode(handler!, copy, editEvent(copy, 'src/app.ts'), pathWith(true), home);
-  assert.equal(denied.status, 0, denied.stderr);
-  const answer = JSON.parse(denied.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
-  assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
-  assert.match(answer.hookSpecificOutput.permissionDecisionReason, /docs-writer.*\^docs\//);
-  const allowed = runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/intro.md'), pathWith(true), home);
-  assert.equal(allowed.status, 0, allowed.stderr);
-  assert.equal(allowed.stdout, '');
-
-  // Without the package on PATH the launcher cannot start; the entry is what makes Claude Code block then.
-  const missing = runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/intro.md'), pathWith(false), home);
-  assert.equal((missing.error as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
-  assert.equal(handler!.onFailure, 'block');
-
-  // The settings-level entry picks the mode by agent_type (implemented by `hook`): its text here.
+  assert.deepEqual(handler, { type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/.claude/hooks/roo-modes-check.cjs', 'hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
   const settings = JSON.parse(readFileSync(join(copy, '.claude', 'settings.json'), 'utf8')) as { hooks: { PreToolUse: { matcher: string; hooks: Handler[] }[] } };
   assert.deepEqual(settings.hooks.PreToolUse, [{
     matcher: 'Edit|Write|NotebookEdit|MultiEdit',
-    hooks: [{ type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--by-agent'], onFailure: 'block' }],
+    hooks: [{ type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/.claude/hooks/roo-modes-check.cjs', 'hook', 'claude-code', '--by-agent'], onFailure: 'block' }],
   }]);
+  // The package is uninstalled there: PATH holds node and the system's tools only.
+  for (const h of [handler!, settings.hooks.PreToolUse[0]!.hooks[0]!]) {
+    const event = (file: string): object => ({ ...editEvent(copy, file), agent_type: 'docs-writer' });
+    const denied = runAsClaudeCode(h, copy, event('src/app.ts'), pathWith(false), home);
+    assert.equal(denied.status, 0, denied.stderr);
+    const answer = JSON.parse(denied.stdout) as { hookSpecificOutput: { permissionDecision: string; permissionDecisionReason: string } };
+    assert.equal(answer.hookSpecificOutput.permissionDecision, 'deny');
+    assert.match(answer.hookSpecificOutput.permissionDecisionReason, /docs-writer.*\^docs\//);
+    const allowed = runAsClaudeCode(h, copy, event('docs/intro.md'), pathWith(false), home);
+    assert.equal(allowed.status, 0, allowed.stderr);
+    assert.equal(allowed.stdout, '');
+  }
+  // Without node the check cannot start; the entry is what makes Claude Code block then.
+  const missing = runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/intro.md'), '/nonexistent', home);
+  assert.equal((missing.error as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
+  assert.equal(handler!.onFailure, 'block');
+});
+
+test('the plugin folder names no folder of this machine, and a copy of it holds its agents to its own modes in any project, with node alone', () => {
+  const home = mkdtempSync(join(box.scratch, 'home-'));
+  const original = join(box.scratch, 'exporter', 'team');
+  mkdirSync(original, { recursive: true });
+  writeFileSync(join(original, '.roomodes'), ROOMODES);
+  const out = join(box.scratch, 'exporter', 'plugin');
+  const exported = installedCli(['export', '--to', 'claude-code-plugin', '--out', out, '--name', 'team-modes', '--marketplace'], original, home);
+  assert.equal(exported.status, 0, exported.stdout + exported.stderr);
+  const copy = join(box.scratch, 'elsewhere', 'plugin');
+  cpSync(out, copy, { recursive: true });
+  const written = files(copy).map((f) => f.slice(copy.length + 1)).sort();
+  assert.deepEqual(written, ['.claude-plugin/marketplace.json', '.claude-plugin/plugin.json', 'agents/docs-writer.md', 'hooks/hooks.json', 'hooks/roo-modes-check.cjs', 'roo-modes.yaml']);
+  for (const file of files(copy)) {
+    const text = readFileSync(file, 'utf8');
+    for (const local of [...machineFolders(original, home), out]) assert.ok(!text.includes(local), `${file} names ${local}`);
+  }
+  // A project of its own where the plugin is used, whose .roomodes lets the same slug edit anything.
+  const project = join(box.scratch, 'elsewhere', 'other-project');
+  mkdirSync(project, { recursive: true });
+  writeFileSync(join(project, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    name: Loose\n    roleDefinition: Anything.\n    groups: [read, edit]\n');
+  const hooks = JSON.parse(readFileSync(join(copy, 'hooks', 'hooks.json'), 'utf8')) as { hooks: { PreToolUse: { matcher: string; hooks: Handler[] }[] } };
+  const [group] = hooks.hooks.PreToolUse;
+  assert.equal(group!.matcher, 'Edit|Write|NotebookEdit|MultiEdit');
+  const [handler] = group!.hooks;
+  assert.equal(handler!.onFailure, 'block');
+  const run = (agent: string, file: string): SpawnSyncReturns<string> => runAsClaudeCode(handler!, project, { ...editEvent(project, file), agent_type: agent }, pathWith(false), home, copy);
+  const denied = run('team-modes:docs-writer', 'src/app.ts');
+  assert.equal(denied.status, 0, denied.stderr);
+  assert.match(denied.stdout, /"permissionDecision":"deny".*docs-writer.*\^docs\//);
+  assert.equal(run('team-modes:docs-writer', 'docs/a.md').stdout, '');
+  // Another plugin's agent, the project's own agent of that name, the main session: none of its business.
+  for (const other of ['other-team:docs-writer', 'docs-writer', 'xteam-modes:docs-writer']) {
+    const r = run(other, 'src/app.ts');
+    assert.equal(r.status, 0, `${other}: ${r.stderr}`);
+    assert.equal(r.stdout, '', other);
+  }
+  // An agent of this plugin that has no mode in its file cannot be judged: exit 2, which blocks.
+  const unknown = run('team-modes:ghost', 'docs/a.md');
+  assert.equal(unknown.status, 2);
+  assert.match(unknown.stderr, /no mode is exported as agent "ghost" in .*roo-modes\.yaml/);
+});
+
+test('roo-modes-server on PATH (--hook command): a copy elsewhere denies through the installed package, and cannot start without it', () => {
+  const home = mkdtempSync(join(box.scratch, 'home-'));
+  const original = join(box.scratch, 'exporter', 'path');
+  mkdirSync(original, { recursive: true });
+  writeFileSync(join(original, '.roomodes'), ROOMODES);
+  const exported = installedCli(['export', '--to', 'claude-code', '--hook', 'command'], original, home);
+  assert.equal(exported.status, 0, exported.stdout + exported.stderr);
+  const copy = join(box.scratch, 'elsewhere', 'path');
+  cpSync(original, copy, { recursive: true });
+  assert.deepEqual(files(join(copy, '.claude')).map((f) => f.slice(copy.length + 1)), ['.claude/agents/docs-writer.md']);
+  const [handler] = frontmatterHooks(join(copy, '.claude', 'agents', 'docs-writer.md'));
+  assert.deepEqual(handler, { type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
+  assert.match(runAsClaudeCode(handler!, copy, editEvent(copy, 'src/app.ts'), pathWith(true), home).stdout, /"permissionDecision":"deny"/);
+  assert.equal(runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/a.md'), pathWith(true), home).stdout, '');
+  const missing = runAsClaudeCode(handler!, copy, editEvent(copy, 'docs/intro.md'), pathWith(false), home);
+  assert.equal((missing.error as NodeJS.ErrnoException | undefined)?.code, 'ENOENT');
 });
 
 test('a project-local launcher (${CLAUDE_PROJECT_DIR}/node_modules/.bin) runs from the copy with nothing on PATH', () => {

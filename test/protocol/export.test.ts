@@ -7,7 +7,7 @@ import { MAIN, REPO, startServer, tempDir, type ServerProcess } from './harness.
 import { runCli } from './cli-run.js';
 import { editDecision, evaluate, type PermissionValue, type Reading } from './opencode-eval.js';
 import { parseYaml } from '../../src/yaml/read.js';
-import { splitShellWords } from '../../src/cli/shell-words.js';
+import { splitShellWords } from '../../src/export/shell-words.js';
 import { shellWord } from '../../src/export/source.js';
 import { compileSchema } from '../../src/schema/validate.js';
 
@@ -132,7 +132,11 @@ test('export is deterministic, updates its own files, refuses others\' files unl
   const a = tree(outA);
   assert.deepEqual(a, tree(outB));
   assert.ok(a.has('.github/agents/docs-writer.agent.md') && a.has('.cursor/rules/architect.mdc') && a.has('.kilo/agents/spec-writer.md'));
-  for (const [file, text] of a) assert.match(text, /^---\n# Exported by roo-modes-server from mode [a-z-]+ /, file);
+  for (const [file, text] of a) {
+    // The check file Claude Code's and Cursor's hooks run carries its version and hash instead.
+    assert.match(text, file.endsWith('/roo-modes-check.cjs') ? /^\/\/ roo-modes-check \S+ sha256:[0-9a-f]{64} Exported by roo-modes-server/ : /^---\n# Exported by roo-modes-server from mode [a-z-]+ /, file);
+  }
+  assert.ok(a.has('.claude/hooks/roo-modes-check.cjs'));
 
   // A file an export wrote (its header says so) is brought up to date without --force.
   const file = join(outA, '.opencode', 'agents', 'architect.md');
@@ -169,7 +173,7 @@ test('--check writes nothing and fails on a stale, hand-edited, missing or left-
   assert.equal((await runCli(args, { env, cwd: root })).code, 0);
   const fresh = await runCli([...args, '--check'], { env, cwd: root });
   assert.equal(fresh.code, 0, fresh.stdout);
-  assert.doesNotMatch(fresh.stdout, /stale|missing|differs/);
+  assert.doesNotMatch(fresh.stdout, /^ {2}(?:stale|missing|differs)/m);
 
   // One mode's text changes, another is renamed (its old agent is left over, the new one missing).
   writeFileSync(join(root, '.roomodes'), ROOMODES.replace('You look after docs-writer.', 'You keep the docs.').replace(/readme-keeper/g, 'readme-guard'));
@@ -210,10 +214,16 @@ test('export refuses bad usage, unknown modes and a fileRegex with no exact glob
     [['--to', 'cursor', '--settings-local'], /--settings-local goes with --to claude-code/],
     [['--to', 'claude-code', '--settings', '--settings-local'], /pick one/],
     [['--to', 'vscode', '--hook', 'http'], /--hook goes with --to claude-code/],
-    [['--to', 'claude-code', '--hook', 'grpc'], /--hook "grpc": use command or http/],
+    [['--to', 'claude-code', '--hook', 'grpc'], /--hook "grpc": use one of vendored, command or http/],
+    [['--to', 'cursor', '--hook', 'http'], /Cursor's hooks are commands: --hook http goes with --to claude-code/],
+    [['--to', 'claude-code', '--hook', 'vendored', '--hook-command', 'x'], /--hook-command names the command hooks run; it does not go with --hook vendored/],
+    [['--to', 'claude-code-plugin'], /--to claude-code-plugin writes a plugin folder: name it with --out DIR/],
+    [['--to', 'claude-code-plugin', '--out', 'p', '--name', 'Team_Modes'], /--name "Team_Modes": a plugin name is lowercase letters and digits/],
+    [['--to', 'claude-code-plugin', '--out', 'p', '--hook-command', 'x'], /a plugin runs the check file it carries/],
+    [['--to', 'claude-code', '--marketplace'], /--marketplace goes with --to claude-code-plugin/],
     [['--to', 'claude-code', '--url', 'http://127.0.0.1:1/x'], /--url goes with --hook http/],
     [['--to', 'claude-code', '--hook', 'http', '--url', 'ftp://x/'], /is not an http:\/\/ or https:\/\/ URL/],
-    [['--to', 'claude-code', '--hook', 'http', '--hook-command', 'x'], /--hook-command goes with command hooks/],
+    [['--to', 'claude-code', '--hook', 'http', '--hook-command', 'x'], /--hook-command names the command hooks run; it does not go with --hook http/],
     [['--to', 'claude-code', '--hook-command', '["npx", 3]'], /a JSON array must hold non-empty strings/],
     [['--to', 'claude-code', '--hook-command', '[npx'], /is not a JSON array/],
     [['--to', 'claude-code', '--hook-command', "'npx"], /unterminated single quote/],
@@ -276,7 +286,7 @@ test('--settings merges one by-agent hook into .claude/settings.json, replacing 
     mine,
     { matcher: 'Edit|MultiEdit|Write|NotebookEdit', hooks: [{ type: 'command', command: 'echo kept' }] },
     { matcher: 'Write', hooks: [modeHook] },
-    { matcher: 'Edit|Write|NotebookEdit|MultiEdit', hooks: [{ type: 'command', command: 'roo-modes-server', args: ['hook', 'claude-code', '--by-agent'], onFailure: 'block' }] },
+    { matcher: 'Edit|Write|NotebookEdit|MultiEdit', hooks: [{ type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/.claude/hooks/roo-modes-check.cjs', 'hook', 'claude-code', '--by-agent'], onFailure: 'block' }] },
   ]);
   assert.ok(readdirSync(join(root, '.claude')).some((n) => n.startsWith('settings.json.bak-')));
   const second = await runCli(['export', '--to', 'claude-code', '--settings'], { env, cwd: root });
@@ -294,10 +304,15 @@ test('--settings merges one by-agent hook into .claude/settings.json, replacing 
       allowedEnvVars: ['ROO_MODES_HTTP_TOKEN'], timeout: 30, onFailure: 'block',
     }],
   }]);
-  const back = await runCli(['export', '--to', 'claude-code', '--settings-local'], { env, cwd: root });
+  // Without --hook the next export keeps what this one wrote; --hook vendored goes back.
+  const localHooks = (): string[][] => (JSON.parse(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8')).hooks.PreToolUse as { hooks: Handler[] }[]).map((g) => g.hooks.map((h) => h.type));
+  const kept = await runCli(['export', '--to', 'claude-code', '--settings-local'], { env, cwd: root });
+  assert.equal(kept.code, 0, kept.stdout);
+  assert.deepEqual(localHooks(), [['http']]);
+  assert.match(kept.stdout, /the hooks keep what the earlier export wrote \(read from .*\.claude\/agents\/config-keeper\.md\): serve --http at http:\/\/127\.0\.0\.1:3000\/hooks\/claude-code/);
+  const back = await runCli(['export', '--to', 'claude-code', '--settings-local', '--hook', 'vendored'], { env, cwd: root });
   assert.equal(back.code, 0, back.stdout);
-  const hooks = JSON.parse(readFileSync(join(root, '.claude', 'settings.local.json'), 'utf8')).hooks.PreToolUse as { hooks: Handler[] }[];
-  assert.deepEqual(hooks.map((g) => g.hooks.map((h) => h.type)), [['command']]);
+  assert.deepEqual(localHooks(), [['command']]);
 });
 
 test('--hook http writes HTTP handlers that ask serve --http for the mode, failing closed, with the token from the environment', async (t) => {
@@ -320,7 +335,7 @@ test('--hook-command takes words or a JSON array, keeps ${CLAUDE_PROJECT_DIR} fo
   const agentHandler = (): Handler => (frontmatter(readFileSync(join(root, '.claude', 'agents', 'docs-writer.md'), 'utf8')).data.hooks as HookGroups).PreToolUse[0]!.hooks[0]!;
   const words = await runCli(['export', '--to', 'claude-code', '--mode', 'docs-writer', '--hook-command', 'npx --no-install', '--hook-command', 'roo-modes-server'], { env, cwd: root });
   assert.equal(words.code, 0, words.stdout);
-  assert.match(words.stdout, /enforcement: the hooks run npx --no-install roo-modes-server and carry "onFailure": "block"/);
+  assert.match(words.stdout, /enforcement: the hooks run npx --no-install roo-modes-server; when it cannot start \(not installed there\), "onFailure": "block" blocks the edit/);
   assert.deepEqual(agentHandler(), { type: 'command', command: 'npx', args: ['--no-install', 'roo-modes-server', 'hook', 'claude-code', '--mode', 'docs-writer'], onFailure: 'block' });
   const local = '${CLAUDE_PROJECT_DIR}/node_modules/.bin/roo-modes-server';
   const array = await runCli(['export', '--to', 'claude-code', '--mode', 'docs-writer', '--hook-command', JSON.stringify([local])], { env, cwd: root });

@@ -2,6 +2,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { tempDir } from './harness.js';
 import { hookProject } from './hook-rig.js';
 import { runCli, type CliRun } from './cli-run.js';
 
@@ -167,6 +168,33 @@ test('hook claude-code --by-agent takes the mode from agent_type and stays out o
   }
 });
 
+test('hook --by-agent --plugin NAME --modes-file FILE judges only that plugin\'s agents, by that file\'s modes alone', async (t) => {
+  const { root, env } = project(t);
+  const file = join(tempDir(t, 'rms-hook-plugin-'), 'modes.yaml');
+  // The plugin's docs-writer may edit docs/ only; the project's own docs-writer (project()) is not consulted.
+  writeFileSync(file, 'customModes:\n  - slug: docs-writer\n    name: Plugin docs\n    roleDefinition: x\n    groups: [read, [edit, {fileRegex: "^guide/"}]]\n');
+  const args = ['--by-agent', '--plugin', 'team', '--modes-file', file];
+  const hook = (agent: string, path: string): Promise<CliRun> => runCli(['hook', 'claude-code', ...args], { env, input: claude(root, 'Write', { file_path: join(root, path), content: '' }, { agent_type: agent }) });
+  assert.match(claudeReason(await hook('team:docs-writer', 'docs/a.md')), /Plugin docs.*\^guide\//);
+  noObjection(await hook('team:docs-writer', 'guide/a.md'), 'inside the plugin mode\'s pattern');
+  for (const other of ['docs-writer', 'other:docs-writer', 'teams:docs-writer', 'xteam:docs-writer']) noObjection(await hook(other, 'docs/x.ts'), other);
+  // Built-in modes are not in the file either: an agent of the plugin without a mode there cannot be judged.
+  for (const agent of ['team:architect', 'team:']) {
+    const r = await hook(agent, 'guide/a.md');
+    assert.equal(r.code, 2, agent);
+    assert.match(r.stderr, /no mode is exported as agent ".*" in .*modes\.yaml/);
+  }
+  (await import('node:fs')).rmSync(file);
+  const gone = await hook('team:docs-writer', 'guide/a.md');
+  assert.equal(gone.code, 2);
+  assert.match(gone.stderr, /the modes file .*modes\.yaml does not exist/);
+  for (const [bad, why] of [[['--mode', 'x', '--plugin', 'team'], /--plugin goes with --by-agent/], [['--by-agent', '--modes-file', file, '--config-dir', root], /--modes-file is the only source of modes/]] as const) {
+    const r = await runCli(['hook', 'claude-code', ...bad], { env, input: claude(root, 'Write', { file_path: join(root, 'a'), content: '' }) });
+    assert.equal(r.code, 2, bad.join(' '));
+    assert.match(r.stderr, why);
+  }
+});
+
 test('hook --by-agent fails closed while a mode file that may define the subagent cannot be read', async (t) => {
   const { root, env } = project(t);
   writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    groups: [read\n');
@@ -182,7 +210,7 @@ test('hook --by-agent fails closed while a mode file that may define the subagen
 test('the build ships the hook as one CommonJS file that loads no module of its own beside it', async () => {
   const { readFileSync } = await import('node:fs');
   const { MAIN } = await import('./harness.js');
-  const bundle = readFileSync(join(MAIN, '..', 'hook-bundle.cjs'), 'utf8');
+  const bundle = readFileSync(join(MAIN, '..', 'roo-modes-check.cjs'), 'utf8');
   assert.doesNotMatch(bundle, /^import /m, 'no ES module syntax: the hook never starts the ES module loader');
   assert.doesNotMatch(bundle, /\brequire\(['"]\.{1,2}\//, 'no require of another dist module');
   assert.doesNotMatch(bundle, /\bimport\(['"]\.{1,2}\//, 'no lazy import of another dist module either');
@@ -190,5 +218,5 @@ test('the build ships the hook as one CommonJS file that loads no module of its 
   const pkg = JSON.parse(readFileSync(join(MAIN, '..', '..', 'package.json'), 'utf8')) as { bin: Record<string, string> };
   assert.equal(pkg.bin['roo-modes-server'], 'dist/main.cjs');
   // The regex limits are set when the bundle loads, as when the modules load one by one.
-  assert.match(bundle, /setFlagsFromString\('--enable-experimental-regexp-engine-on-excessive-backtracks'\)/);
+  assert.match(bundle, /setFlagsFromString\("--enable-experimental-regexp-engine-on-excessive-backtracks"\)/);
 });

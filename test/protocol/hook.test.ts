@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { tempDir } from './harness.js';
 import { hookProject } from './hook-rig.js';
 import { runCli } from './cli-run.js';
@@ -41,6 +41,17 @@ test('hook allows an Edit inside the pattern: exit 0 and nothing on stdout', asy
   }
   const w = await runCli(['hook', 'claude-code', '--mode', 'docs-writer'], { env, input: event(root, 'Write', { file_path: join(root, 'README.md'), content: 'x' }) });
   assert.match(denied(w.stdout), /\^docs\//);
+});
+
+test('hook judges a relative path that leaves the project and comes back in (../<project>/…) by where it lands', async (t) => {
+  const { root, env } = project(t);
+  const back = `../${basename(root)}`;
+  const run = (file_path: string) => runCli(['hook', 'claude-code', '--mode', 'docs-writer'], { env, input: event(root, 'Write', { file_path, content: 'x' }) });
+  const inside = await run(`${back}/docs/notes.md`);
+  assert.equal(inside.code, 0, inside.stderr);
+  assert.equal(inside.stdout, '');
+  assert.match(denied((await run(`${back}/src/app.ts`)).stdout), /\^docs\/.*\(that is, src\/app\.ts\)/);
+  assert.match(denied((await run(`${back}-elsewhere/docs/notes.md`)).stdout), /outside the project root/);
 });
 
 test('hook applies validate_tool_use’s other rules: groups, the project root, links leading out', async (t) => {

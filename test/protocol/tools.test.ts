@@ -3,7 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { startServer, tempDir, type Msg, type ServerProcess } from './harness.js';
 import { compileSchema, type SchemaIssue } from '../../src/schema/validate.js';
 
@@ -405,6 +405,18 @@ test('validate_tool_use decides by group and file pattern, and with enforce refu
   }
   err(await enforce(UNKNOWN_SESSION, 'read_file'), -32002);
   err(await r.tool('validate_tool_use', { session_id: code.session }), -32004);
+  s.assertStdoutPure();
+});
+
+test('validate_tool_use judges a path that leaves the project and comes back in (../<project>/…) by where it lands', async (t) => {
+  const { s, r, project } = await ready(t);
+  const architect = await createTask(r, { mode_slug: 'architect' });
+  const check = async (file_path: string): Promise<boolean> =>
+    ok(await r.tool('validate_tool_use', { session_id: architect.session, tool_name: 'write_to_file', file_path })).metadata.allowed;
+  const back = `../${basename(project)}`;
+  assert.equal(await check(`${back}/notes.md`), true);
+  assert.equal(await check(`${back}/src/app.ts`), false);
+  assert.equal(await check(`${back}-other/notes.md`), false);
   s.assertStdoutPure();
 });
 

@@ -60,3 +60,32 @@ test('the bundler refuses what it cannot carry over faithfully', async (t) => {
     await assert.rejects(writeBundle(join(dir, 'entry.js'), ['a'], join(dir, 'bundle.cjs')), (err: unknown) => err instanceof BundleError && why.test((err as Error).message), String(why));
   }
 });
+
+test('compact drops comments and indentation but keeps every blank inside strings, templates and regexes', async () => {
+  // @ts-expect-error: a build script in plain JavaScript, without type declarations
+  const { compact } = await import('../../src/build/bundle-hook.mjs');
+  const source = [
+    '// a comment',
+    'function f(x) {',
+    '    /* another */',
+    '    const t = `line one',
+    '    kept indented ${x}',
+    '      and this`;',
+    "    const s = 'a  b';",
+    '    const r = /  +x/;',
+    '    return [t, s, r.source];',
+    '}',
+    'module.exports = f;',
+    '',
+  ].join('\n');
+  const text: string = compact(source);
+  assert.doesNotMatch(text, /comment|another/);
+  assert.doesNotMatch(text, /^ +(?:const|return)/m);
+  const load = (code: string): (x: string) => unknown => {
+    const mod = { exports: {} as unknown };
+    new Function('module', code)(mod);
+    return mod.exports as (x: string) => unknown;
+  };
+  assert.deepEqual(load(text)('X'), load(source)('X'));
+  assert.deepEqual(load(text)('X'), ['line one\n    kept indented X\n      and this', 'a  b', '  +x']);
+});
