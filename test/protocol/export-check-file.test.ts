@@ -103,12 +103,12 @@ test('--dry-run names the check file with its first line, without printing the c
   assert.equal(existsSync(join(root, '.claude')), false);
 });
 
-test('a mode from the global mode files, which a teammate may not have, is named in a warning', async (t) => {
+test('a global mode exported on request (--include-global), which a teammate may not have, is named in a warning', async (t) => {
   const { root, env } = project(t);
   const { mkdirSync } = await import('node:fs');
   mkdirSync(env.ROO_CONFIG_DIR!, { recursive: true });
   writeFileSync(join(env.ROO_CONFIG_DIR!, 'custom_modes.yaml'), ROOMODES.replace('docs-writer', 'my-notes'));
-  const r = await runCli(['export', '--to', 'claude-code', '--settings'], { env, cwd: root });
+  const r = await runCli(['export', '--to', 'claude-code', '--settings', '--include-global'], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout);
   assert.match(r.stdout, /warning: mode my-notes comes from your global mode files, which the hooks read on each machine: .*by-agent settings hook .* lets its edits through; put it in the project's \.roomodes, or export --to claude-code-plugin/);
   assert.doesNotMatch(r.stdout, /warning: mode docs-writer/);
