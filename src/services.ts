@@ -58,9 +58,10 @@ export class Services {
       // The first calls find the store connected (a one-shot stdio client asks at once): its first
       // connection is waited for, a bounded time; after that an outage fails calls at once.
       await this.store.firstConnection();
-      const { RedisLeaseLock } = await import('./authoring/mode-file-lease.js');
-      const lock = new RedisLeaseLock(this.store.client, { replica: this.store.replicaId, prefix: this.store.prefix });
-      this.#leases = { lock, nameOf: (file) => this.#leaseName(file) };
+      const [{ RedisLeaseLock }, { stallFromEnv }] = await Promise.all([import('./authoring/mode-file-lease.js'), import('./authoring/test-stall.js')]);
+      const lock = new RedisLeaseLock(this.store.client, { replica: this.store.replicaId, prefix: this.store.prefix, leaseMs: this.config.store.lease_ms });
+      const stall = stallFromEnv(process.env.ROO_MODES_TEST_STALL, this.log.child('store'));
+      this.#leases = { lock, nameOf: (file) => this.#leaseName(file), ...(stall ? { stall } : {}) };
     }
     // A change interrupted by a crash is finished (or its leftovers swept) before any tool writes.
     await this.#tidyModeFiles();

@@ -132,6 +132,9 @@ export class RedisLeaseLock {
     this.#pollMs = positiveInteger('pollMs', o.pollMs ?? BOUNDS.store.lockPollMs);
   }
 
+  /** How long a lease lasts without renewal. */
+  get leaseMs(): number { return this.#leaseMs; }
+
   /** Waits for the lease on `name`: LeaseBusyError after the deadline, the signal's reason on abort. */
   async acquire(name: string, o: AcquireOptions = {}): Promise<Lease> {
     const started = Date.now();
@@ -251,4 +254,12 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 export interface SharedLeases {
   lock: RedisLeaseLock;
   nameOf(file: string): string;
+  /**
+   * A test seam, never set in production: awaited at the named point of every fenced write (before
+   * its commit, before its rename), so a test can stall a writer exactly there.
+   */
+  stall?: (at: StallPoint, name: string) => Promise<void>;
 }
+
+/** Where a fenced write can be stalled by a test: just before it commits, just before its rename. */
+export type StallPoint = 'commit' | 'rename';

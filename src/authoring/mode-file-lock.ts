@@ -62,7 +62,7 @@ export interface ModeFileTurn {
   leases: SharedLeases | null;
 }
 
-/** A lease with less than this left is not trusted to cover the rename that follows the check. */
+/** A lease with less than this left (or a quarter of a shorter lease) is not trusted to cover the rename that follows the check. */
 const LEASE_MARGIN_MS = 2_000;
 
 /** What a turn does inside its lock: finish an interrupted change, make this one, clear leftovers. */
@@ -111,15 +111,18 @@ async function leased<T>(leases: SharedLeases, file: string, fn: () => Promise<T
     throw leaseRefusal(err, name, subject, signal);
   }
   try {
+    const margin = Math.min(LEASE_MARGIN_MS, Math.floor(leases.lock.leaseMs / 4));
     return await withFence(async () => {
+      await leases.stall?.('commit', name);
       let holds: boolean;
-      try { holds = await lease.stillHolds(LEASE_MARGIN_MS); } catch (err) { throw leaseRefusal(err, name, subject, signal); }
+      try { holds = await lease.stillHolds(margin); } catch (err) { throw leaseRefusal(err, name, subject, signal); }
       if (!holds) {
         throw new ValidationError(`Nothing was written to ${subject}: this server's turn at it ran out before the write could finish; retry`, {
-          message: `The lease "${name}" (token ${lease.token}) was no longer this server's, or had under ${LEASE_MARGIN_MS} ms left, at the moment of writing; nothing was written`,
+          message: `The lease "${name}" (token ${lease.token}) was no longer this server's, or had under ${margin} ms left, at the moment of writing; nothing was written`,
           error_type: 'busy', retryable: true, written: false, lease: name, recovery_suggestions: ['Retry: the next turn starts from the file as it is now'],
         });
       }
+      await leases.stall?.('rename', name);
     }, fn);
   } finally {
     // A failed release (Redis gone) is harmless: the lease runs out by itself.
