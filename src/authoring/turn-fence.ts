@@ -44,6 +44,7 @@ export function pendingWrite(path: string, content: string | null): PendingWrite
 
 async function commit(turn: Turn, w: Landing, content: string | null): Promise<void> {
   const { lease, leases } = turn;
+  await leases.stall?.('commit', lease.name);
   // What the rename will replace: still what the turn found in step with the record, or not.
   const base = await hashFile(w.path);
   const seen = turn.bases.get(w.field);
@@ -56,7 +57,6 @@ async function commit(turn: Turn, w: Landing, content: string | null): Promise<v
       throw turnLost(turn.scope.subject, lease.name, `A write that landed late replaced ${w.path} while this change was being made (it has been put back)`);
     }
   }
-  await leases.stall?.('commit', lease.name);
   let out;
   try {
     out = await leases.lock.records.commit(lease.ref, w.field, { id: w.id, token: lease.token, hash: w.hash, content, base, basedOn: seen?.hash === base ? seen.basedOn : '' });

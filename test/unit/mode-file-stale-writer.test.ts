@@ -20,6 +20,7 @@ import { ValidationError } from '../../src/rpc/errors.js';
 import { isRecord } from '../../src/rpc/jsonrpc.js';
 import { connectedClient, redisMissing, testRedis } from '../redis-server.js';
 import { watchParses } from '../mode-file-looks.js';
+import { until } from '../replicas.js';
 
 /** Long enough for a healthy write on a busy machine, short enough to outwait in a test. */
 const LEASE_MS = 1000;
@@ -127,6 +128,31 @@ test('a writer stalled past its lease between its commit and its rename: the lat
   assert.ok(r.warnings.some((w) => /stale/.test(w) && /\.roomodes/.test(w)), `a warning tells of the repair: ${r.warnings.join('')}`);
 });
 
+test('a late rename landing during another replica\'s turn makes that turn refuse (nothing written, retryable) and is repaired; both writes then count', { skip: redisMissing }, async (t) => {
+  const r = await rig(t);
+  const late = stallOnce('rename');
+  const during = stallOnce('commit');
+  const [a, b, c] = [r.replica('replica-a', late.stall), r.replica('replica-b', during.stall), r.replica('replica-c')];
+  await addMode(r, c, 'first');
+  const stale = addMode(r, a, 'from-a').then(() => null, (err: unknown) => err);
+  await late.reached.wait();
+  // C writes after A's lease ran out (putting A's recorded write in place first); then B's turn reads C's file and pauses before its commit.
+  await acked(() => addMode(r, c, 'c1'));
+  const refused = addMode(r, b, 'b1').then(() => null, (err: unknown) => err);
+  await during.reached.wait();
+  // A's rename lands now, under B's turn: what B read may be that stale copy.
+  late.go.open();
+  await until('the late rename to land', () => (!slugsIn(readFileSync(r.file, 'utf8')).includes('c1') ? true : undefined));
+  during.go.open();
+  assert.equal(await stale, null, 'the late write counts: it was recorded before its stall');
+  const err = await refused;
+  assertNotWritten(err);
+  assert.match(String((err as ValidationError).data && (err as ValidationError & { data: { message: string } }).data.message), /landed late/);
+  assert.deepEqual(slugsIn(readFileSync(r.file, 'utf8')), ['first', 'from-a', 'c1'], 'the stale copy was repaired');
+  await acked(() => addMode(r, b, 'b1'));
+  assert.deepEqual(slugsIn(readFileSync(r.file, 'utf8')), ['first', 'from-a', 'c1', 'b1']);
+});
+
 test('a writer stalled past its lease before its commit writes nothing and is told so (-32004, written: false, retryable)', { skip: redisMissing }, async (t) => {
   const r = await rig(t);
   const s = stallOnce('commit');
@@ -191,6 +217,31 @@ test('a mode-set pointer write stalled past its lease before its rename does not
   assert.equal((await readPointer(p)).name, 'b.yaml');
   assert.ok(r.warnings.some((w) => /stale/.test(w) && /active_mode_set/.test(w)), `a warning tells of the repair: ${r.warnings.join('')}`);
 });
+
+for (const meanwhile of ['a hand edit of the file', 'the store forgetting everything (FLUSHALL)'] as const) {
+  test(`a write recorded before its stall but replaced by a change not built on it (${meanwhile}) is told it did not count`, { skip: redisMissing }, async (t) => {
+    const r = await rig(t);
+    const s = stallOnce('rename');
+    const a = r.replica('replica-a', s.stall);
+    const b = r.replica('replica-b');
+    await addMode(r, b, 'first');
+    const stale = addMode(r, a, 'from-a').then(() => null, (err: unknown) => err);
+    await s.reached.wait();
+    if (meanwhile === 'the store forgetting everything (FLUSHALL)') await r.client.command('FLUSHALL');
+    else writeFileSync(r.file, readFileSync(r.file, 'utf8').replace('The first role.', 'Edited by hand.'));
+    await acked(() => addMode(r, b, 'b1'));
+    s.go.open();
+    const err = await stale;
+    assert.ok(err instanceof ValidationError, `a -32004 answer, got ${String(err)}`);
+    assert.deepEqual(
+      { type: (err.data as Record<string, unknown>).error_type, written: (err.data as Record<string, unknown>).written, retryable: (err.data as Record<string, unknown>).retryable },
+      { type: 'superseded', written: false, retryable: true }, JSON.stringify(err.data));
+    // Its late rename was undone: the file holds the later change, which was acknowledged.
+    assert.deepEqual(slugsIn(readFileSync(r.file, 'utf8')), ['first', 'b1']);
+    if (meanwhile === 'a hand edit of the file') assert.match(readFileSync(r.file, 'utf8'), /Edited by hand\./);
+    assert.ok(r.warnings.some((w) => /repaired .*\.roomodes: it held a stale copy/.test(w)), r.warnings.join(''));
+  });
+}
 
 test('a hand edit of the mode file is taken as it is by the next write, not repaired back', { skip: redisMissing }, async (t) => {
   const r = await rig(t);
