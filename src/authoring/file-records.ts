@@ -72,8 +72,12 @@ const INTEND = new RedisScript(`${ADD_INTENT}
 addIntent(KEYS[1], ARGV[1], {id = ARGV[2], n = ARGV[3], b = ARGV[4]})
 return 1`);
 
-// KEYS: intent. ARGV: field, id.
+// KEYS: intent, and rec when only a write that is still the record may be forgotten. ARGV: field, id.
 const LANDED = new RedisScript(`
+if KEYS[2] then
+  local rec = redis.call('HGET', KEYS[2], ARGV[1])
+  if not rec or cjson.decode(rec).id ~= ARGV[2] then return 0 end
+end
 local raw = redis.call('HGET', KEYS[1], ARGV[1])
 if not raw then return 0 end
 local kept = {}
@@ -107,6 +111,12 @@ export class FileRecords {
   /** Forgets a write that has landed (its rename returned and was checked). */
   async landed(tag: string, field: string, id: string): Promise<void> {
     await LANDED.run(this.client, [this.#keys(tag).intent], [field, id]);
+  }
+
+  /** Forgets a write that has landed if it is still the file's record, in one step; false when it is not. */
+  async landedAsRecord(tag: string, field: string, id: string): Promise<boolean> {
+    const k = this.#keys(tag);
+    return (await LANDED.run(this.client, [k.intent, k.rec], [field, id])) === 1;
   }
 
   /** The record and the unsettled writes of one file. */

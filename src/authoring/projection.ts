@@ -123,9 +123,11 @@ export async function reconcile(turn: Turn, field: string, path: string, first?:
     await records.intend(tag, field, { id, next: record.hash, base: hash });
     await project(path, content);
     logOf(turn).warn(`repaired ${path}: it held a stale copy left by a write that landed late (or the file such a write was replacing); put back the store's record of the last acknowledged write (token ${record.token})`);
+    // Our rename has returned, so our copy can land no more: its intent goes, unless that copy
+    // stands where a later record now is (then it is a stale copy itself, and the loop repairs it).
+    const now = await hashFile(path);
     state = await records.read(tag, field);
-    // Our rename has returned: our copy can land no more, so its intent goes once the file shows the record.
-    if (state.record?.hash === record.hash && await hashFile(path) === record.hash) await records.landed(tag, field, id);
+    if (!(now === record.hash && state.record?.hash !== record.hash)) await records.landed(tag, field, id);
   }
 }
 
@@ -150,9 +152,8 @@ async function project(path: string, content: string | null): Promise<void> {
 export async function settleInTurn(turn: Turn, w: Landing): Promise<void> {
   const { records } = turn.leases.lock;
   try {
-    const state = await records.read(turn.lease.ref.tag, w.field);
-    if (state.record?.id === w.id && await hashFile(w.path) === w.hash) {
-      await records.landed(turn.lease.ref.tag, w.field, w.id);
+    // The file first: a record read after it that is still this write means the file showed it as the record.
+    if (await hashFile(w.path) === w.hash && await records.landedAsRecord(turn.lease.ref.tag, w.field, w.id)) {
       turn.bases.set(w.field, { hash: w.hash, basedOn: w.id });
       return;
     }

@@ -79,6 +79,12 @@ test('a file is in step, a stale copy (of a write still landing, or of what it r
   assert.deepEqual(state.intents.map((i) => i.id), ['f'.repeat(16)], 'only the landed write was forgotten');
   assert.equal(look(hashOf('old'), state), 'edited', 'once the write landed, the old content is a hand edit again');
   assert.equal(look(hashOf('repair'), state), 'stale');
+  // A write that is no longer the record is not forgotten by the one-step check after its rename.
+  const next = write(lease.token, 'newer', w.id, hashOf('new'));
+  await a.records.commit(lease.ref, FIELD, next);
+  assert.equal(await a.records.landedAsRecord(tag, FIELD, 'f'.repeat(16)), false);
+  assert.equal(await a.records.landedAsRecord(tag, FIELD, next.id), true);
+  assert.deepEqual((await a.records.read(tag, FIELD)).intents.map((i) => i.id), ['f'.repeat(16)]);
   await lease.release();
 });
 
