@@ -134,10 +134,17 @@ async function inLeasedTurn<T>(leases: SharedLeases, scope: LeaseScope, fn: () =
     });
   } catch (err) {
     await after(true);
-    throw partly(err, turn.written);
+    throw partly(turnFailure(err, scope), turn.written);
   }
   await after(false);
   return out;
+}
+
+/** A failure inside a turn as its -32004 answer: the store failed, or the turn ran out during a repair. */
+function turnFailure(err: unknown, scope: LeaseScope): unknown {
+  if (err instanceof LeaseRaceError) return turnLost(scope.subject, scope.name, err.message);
+  if (err instanceof RedisError) return storeRefusal(err, scope.name, scope.subject);
+  return err;
 }
 
 /** A refusal saying nothing was written, corrected when the turn had already replaced some of its files. */
@@ -168,7 +175,6 @@ function leaseRefusal(err: unknown, name: string, subject: string, signal: Abort
       recovery_suggestions: ['Retry in a moment', 'A server that died while holding it releases it within its lease time'],
     });
   }
-  if (err instanceof LeaseRaceError) return turnLost(subject, name, err.message);
   if (err instanceof RedisError && !signal?.aborted) return storeRefusal(err, name, subject);
   return lockRefusal(err, `lease ${name}`, subject, signal);
 }

@@ -14,6 +14,7 @@ import { RedisLeaseLock, type SharedLeases, type StallPoint } from '../../src/au
 import { ModesetLock } from '../../src/modesets/lock.js';
 import { ModesetPaths } from '../../src/modesets/paths.js';
 import { readPointer, writePointer } from '../../src/modesets/set-files.js';
+import { replaceFile } from '../../src/authoring/turn-fence.js';
 import { createLogger, type Logger } from '../../src/log.js';
 import type { RedisClient } from '../../src/redis/client.js';
 import { ValidationError } from '../../src/rpc/errors.js';
@@ -32,16 +33,15 @@ function gate(): Gate {
   return { wait: () => p, open };
 }
 
-/** A stall that holds the first write reaching `point` until the test lets it go. */
-function stallOnce(point: StallPoint): { stall: (at: StallPoint) => Promise<void>; reached: Gate; go: Gate } {
+/** A stall that holds the `nth` write reaching `point` until the test lets it go. */
+function stallOnce(point: StallPoint, nth = 1): { stall: (at: StallPoint) => Promise<void>; reached: Gate; go: Gate } {
   const reached = gate();
   const go = gate();
-  const armed = { on: true };
+  const seen = { n: 0 };
   return {
     reached, go,
     stall: async (at) => {
-      if (at !== point || !armed.on) return;
-      armed.on = false;
+      if (at !== point || ++seen.n !== nth) return;
       reached.open();
       await go.wait();
     },
@@ -242,6 +242,28 @@ for (const meanwhile of ['a hand edit of the file', 'the store forgetting everyt
     assert.ok(r.warnings.some((w) => /repaired .*\.roomodes: it held a stale copy/.test(w)), r.warnings.join(''));
   });
 }
+
+test('a change of several mode-set files refused after some were written says which (written: true, complete: false)', { skip: redisMissing }, async (t) => {
+  const r = await rig(t);
+  const s = stallOnce('commit', 2);
+  const a = r.replica('replica-a', s.stall);
+  const p = new ModesetPaths(r.dir, '.task_orchestrator', join(r.dir, 'config'));
+  const run = (leases: SharedLeases, fn: () => Promise<void>): Promise<void> => new ModesetLock({ leases }).run(p.lock, fn, undefined, () => p.ensureDir(p.roles));
+  const restore = run(a, async () => {
+    await replaceFile(join(p.roles, 'one.yaml'), 'customModes: []\n');
+    await replaceFile(join(p.roles, 'two.yaml'), 'customModes: []\n');
+  }).then(() => null, (err: unknown) => err);
+  await s.reached.wait();
+  // Another replica's turn comes in once A's lease ran out.
+  await run(r.replica('replica-b'), async () => undefined);
+  s.go.open();
+  const err = await restore;
+  assert.ok(err instanceof ValidationError, String(err));
+  assert.deepEqual(
+    { written: (err.data as Record<string, unknown>).written, complete: (err.data as Record<string, unknown>).complete, files: (err.data as Record<string, unknown>).files_written },
+    { written: true, complete: false, files: [join(p.roles, 'one.yaml')] });
+  assert.equal(existsSync(join(p.roles, 'two.yaml')), false);
+});
 
 test('a hand edit of the mode file is taken as it is by the next write, not repaired back', { skip: redisMissing }, async (t) => {
   const r = await rig(t);
