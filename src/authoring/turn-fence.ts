@@ -39,6 +39,7 @@ export function pendingWrite(path: string, content: string | null): PendingWrite
   const bytes = content === null ? 0 : Buffer.byteLength(content);
   if (bytes > BOUNDS.store.recordBytes) throw tooLargeToRecord(turn.scope.subject, bytes, BOUNDS.store.recordBytes);
   const w: Landing = { field: fieldOf(turn.scope.anchor, path), path, id: newWriteId(), hash: hashOf(content) };
+  if (turn.scope.only !== null && w.field !== turn.scope.only) throw new Error(`${path} is not the file ${turn.scope.subject} orders`);
   return { id: w.id, commit: () => commit(turn, w, content), landed: () => { turn.written.push(path); return settleInTurn(turn, w); } };
 }
 
