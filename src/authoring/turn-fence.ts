@@ -84,6 +84,19 @@ export async function replaceFile(path: string, content: string | null): Promise
 }
 
 /**
+ * Whether this turn's last write of `path` is still the store's record of it (true without a store):
+ * a step after a write that nothing could undo (removing a folder) is taken only then, so a writer
+ * that stalled past its lease does not remove what a later writer made.
+ */
+export async function stillRecorded(path: string): Promise<boolean> {
+  const turn = FENCE.getStore();
+  if (!turn) return true;
+  const field = fieldOf(turn.scope.anchor, path);
+  const mine = turn.bases.get(field)?.basedOn;
+  return mine !== undefined && mine !== '' && (await turn.leases.lock.records.read(turn.lease.ref.tag, field)).record?.id === mine;
+}
+
+/**
  * Whether the write `id` of `path` is in the store's record, for a change cut short after its
  * journal: 'committed', 'not_committed', 'forgotten' (the store has no record of the file), or
  * 'no_store' (no turn with the store is under way).

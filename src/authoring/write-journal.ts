@@ -94,23 +94,45 @@ async function rollForward(scope: JournalScope, j: Journal): Promise<void> {
     if (!(await present(staged))) continue; // swapped in already
     const live = rulesDir(scope, slug);
     const aside = asideDir(scope, slug, j.suffix);
-    if (await present(live)) {
+    const movedAside = await present(live);
+    if (movedAside) {
       await rm(aside, { recursive: true, force: true });
       await rename(live, aside); // a link is moved as a link, never followed
     }
-    await rename(staged, live);
+    try {
+      await rename(staged, live);
+    } catch (err) {
+      if (!gone(err)) throw err;
+      // Another turn finished this change meanwhile (this writer stalled past its lease), and what
+      // was just moved aside is a later write's folder: it goes back.
+      if (movedAside) await rename(aside, live).catch(() => undefined);
+      continue;
+    }
     // An import without rules files leaves no folder behind (an empty one would say "rules here").
     await rmdir(live).catch(() => undefined);
   }
   if (j.rules.length > 0) await syncDirectory(scope.rooDir);
   const mode = stagedModeFile(scope, j.suffix);
-  if (await present(mode)) {
-    await rename(mode, scope.modeFile);
+  // Gone when another turn finished the change first.
+  if (await rename(mode, scope.modeFile).then(() => true, (err: unknown) => { if (gone(err)) return false; throw err; })) {
     await syncDirectory(dirname(scope.modeFile));
   }
   for (const slug of j.rules) await rm(asideDir(scope, slug, j.suffix), { recursive: true, force: true });
-  await removeFile(journalPath(scope));
+  // The journal goes only while it is still this change's: a later change may have written its own.
+  if (await journalIs(scope, j.suffix)) await removeFile(journalPath(scope));
 }
+
+/** True while the scope's journal is the one of the change with this suffix. */
+async function journalIs(scope: JournalScope, suffix: string): Promise<boolean> {
+  try {
+    const { text } = await readFileSafely(journalPath(scope), { maxBytes: MAX_JOURNAL_BYTES, links: 'refuse' });
+    return parseJournal(text, journalPath(scope)).suffix === suffix;
+  } catch {
+    return false;
+  }
+}
+
+const gone = (err: unknown): boolean => err instanceof Error && 'code' in err && err.code === 'ENOENT';
 
 function unreadable(file: string, why: string): ValidationError {
   return new ValidationError(`An interrupted change left ${file}, which cannot be finished: ${why}`, {

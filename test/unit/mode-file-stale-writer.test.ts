@@ -10,6 +10,8 @@ import { withModeFileLock } from '../../src/authoring/mode-file-lock.js';
 import { readModeFile, writeModeFile } from '../../src/authoring/mode-writes.js';
 import { modeEntries, upsertModeText } from '../../src/authoring/mode-file-edit.js';
 import { importModes, parseImport } from '../../src/authoring/import.js';
+import { deleteMode } from '../../src/authoring/authoring.js';
+import { Catalogue } from '../../src/modes/catalogue.js';
 import { RedisLeaseLock, type SharedLeases, type StallPoint } from '../../src/authoring/mode-file-lease.js';
 import { ModesetLock } from '../../src/modesets/lock.js';
 import { ModesetPaths } from '../../src/modesets/paths.js';
@@ -80,9 +82,9 @@ function addMode(r: Rig, leases: SharedLeases, slug: string): Promise<void> {
 }
 
 /** import_mode of one mode "imported" with one rules file, into the project. */
-function importOne(r: Rig, leases: SharedLeases): Promise<unknown> {
+async function importOne(r: Rig, leases: SharedLeases, rules = 'Be brief.'): Promise<void> {
   const paths = { scope: 'project' as const, modeFile: r.file, rooDir: r.rooDir, confineRoot: r.dir, backupRoot: join(r.rooDir, 'backups'), backupsKeep: 5, leases };
-  return importModes(parseImport(JSON.stringify({ customModes: [{ ...mode('imported'), rulesFiles: [{ relativePath: 'rules.md', content: 'Be brief.' }] }] })), paths, false);
+  await importModes(parseImport(JSON.stringify({ customModes: [{ ...mode('imported'), rulesFiles: [{ relativePath: 'rules.md', content: rules }] }] })), paths, false);
 }
 
 const slugsIn = (text: string): string[] => modeEntries(text).map((e) => (isRecord(e) ? String(e.slug) : '?'));
@@ -198,6 +200,39 @@ test('an import stalled past its lease before its commit writes nothing; the nex
   assert.deepEqual(slugsIn(readFileSync(r.file, 'utf8')), ['b1', 'b2']);
   assert.equal(existsSync(`${r.file}.journal`), false, 'the refused write\'s journal was undone');
   assert.deepEqual(readdirSync(r.rooDir).filter((n) => n.includes('rules')), [], 'no rules folder, staged or live');
+});
+
+test('a late import does not replace the rules a later import of the same mode put there', { skip: redisMissing }, async (t) => {
+  const r = await rig(t);
+  const s = stallOnce('rename');
+  const stale = importOne(r, r.replica('replica-a', s.stall), 'Old rules.').then(() => null, (err: unknown) => err);
+  await s.reached.wait();
+  // B's turn finishes A's recorded import first, then imports the mode again with new rules.
+  await acked(() => importOne(r, r.replica('replica-b'), 'New rules.'));
+  s.go.open();
+  assert.equal(await stale, null, 'the late import counted (it was recorded, and finished by the next turn)');
+  assert.equal(readFileSync(join(r.rooDir, 'rules-imported', 'rules.md'), 'utf8'), 'New rules.');
+  assert.deepEqual(readdirSync(r.rooDir).filter((n) => n.includes('rules')), ['rules-imported'], 'nothing staged or set aside is left');
+  assert.equal(existsSync(`${r.file}.journal`), false);
+});
+
+test('a late delete_mode with remove_rules does not remove the rules folder a later import made', { skip: redisMissing }, async (t) => {
+  const r = await rig(t);
+  await acked(() => importOne(r, r.replica('replica-c'), 'First rules.'));
+  const s = stallOnce('rename');
+  const ctx = (leases: SharedLeases) => ({
+    catalogue: new Catalogue({ modes: [] }), gate: async () => undefined,
+    scopes: { projectRoot: r.dir, configDir: join(r.dir, 'config'), globalModesFile: null, homeDir: r.dir, leases },
+  });
+  const stale = deleteMode(ctx(r.replica('replica-a', s.stall)), 'imported', 'project', true).then((out) => out, (err: unknown) => err);
+  await s.reached.wait();
+  await acked(() => importOne(r, r.replica('replica-b'), 'Imported again.'));
+  s.go.open();
+  const out = await stale;
+  assert.ok(!(out instanceof Error), String(out));
+  assert.equal((out as { removed_rules_dir: string }).removed_rules_dir, '', 'the folder was not removed, and the answer says so');
+  assert.equal(readFileSync(join(r.rooDir, 'rules-imported', 'rules.md'), 'utf8'), 'Imported again.');
+  assert.deepEqual(slugsIn(readFileSync(r.file, 'utf8')), ['imported']);
 });
 
 test('a mode-set pointer write stalled past its lease before its rename does not undo a later selection', { skip: redisMissing }, async (t) => {
