@@ -54,6 +54,8 @@ const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path,
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
 // The mode file's lock, for every tool that writes it (src/authoring/mode-file-lock.ts).
 const MODE_FILE_LOCKED = ['VALIDATION_ERROR', 'another process held the mode file\'s lock for 10 s (`data.error_type` `busy`, `retryable: true`, `holder_pid`), or its lock file is not a regular file (`lock_file_unusable`); nothing was written'];
+// With a shared store, what the fence of src/authoring/turn-fence.ts adds (docs/deployment.md tells why).
+const MODE_FILE_FENCED = ['VALIDATION_ERROR', 'with a shared store (`--store`): another replica held the file\'s turn for 10 s (`busy`, `holder`), or this one\'s turn ran out before the write was recorded (`busy`), both `written: false` and retryable; the write was recorded but replaced before it landed by a change not built on it (`superseded`, `written: false`, retryable) or landed too late to tell (`outcome_unknown`, `may_have_run: true`); the new file is over 4 MiB (`too_large`); the store is unavailable (`store_unavailable`, `written: false`, or `may_have_run: true` when the connection broke while recording); a refusal after some files of the change were written says so (`written: true`, `complete: false`, `files_written`)'];
 
 /**
  * The errors each tool adds to the common ones, read off its handler (src/mcp/mode-tools.ts, exchange-tools.ts, authoring-tools.ts,
@@ -91,6 +93,7 @@ const TOOL_ERRORS = {
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
     MODE_FILE_LOCKED,
+    MODE_FILE_FENCED,
   ],
   update_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -99,6 +102,7 @@ const TOOL_ERRORS = {
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
     MODE_FILE_LOCKED,
+    MODE_FILE_FENCED,
   ],
   delete_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -107,6 +111,7 @@ const TOOL_ERRORS = {
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode file or rules folder is refused; or the rules folder leads out through a link'],
     MODE_FILE_LOCKED,
+    MODE_FILE_FENCED,
   ],
   import_mode: [
     ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
@@ -114,13 +119,14 @@ const TOOL_ERRORS = {
     ...SESSION_GONE,
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     MODE_FILE_LOCKED,
+    MODE_FILE_FENCED,
   ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
-  orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file']],
+  orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file'], MODE_FILE_FENCED],
   orchestrator_mode_create: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set already exists, the template is missing or unreadable, or a custom role is malformed']],
-  orchestrator_mode_select: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set is missing (and no template of that name), or invalid while `validate_first` is true']],
+  orchestrator_mode_select: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set is missing (and no template of that name), or invalid while `validate_first` is true'], MODE_FILE_FENCED],
   orchestrator_mode_backup: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'another process holds the mode-set lock, or no free backup name']],
-  orchestrator_mode_restore: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no backup of that name, or the backup is damaged']],
+  orchestrator_mode_restore: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no backup of that name, or the backup is damaged'], MODE_FILE_FENCED],
   roo_ipc_status: [],
   roo_ipc_start_task: [IPC_NOT_READY, ['VALIDATION_ERROR', 'the connection dropped or the call was cancelled while waiting']],
   roo_ipc_send_message: [IPC_NOT_READY, ['VALIDATION_ERROR', 'neither `text` nor `images` was given']],

@@ -65,6 +65,14 @@ export const BOUNDS = {
     lockWaitMs: 10_000,
     /** Longest pause between looks at a held lease (pauses start at 1 ms and double). */
     lockPollMs: 50,
+    /** The content of one fenced file the store records with each write (src/authoring/file-records.ts): a mode file of hundreds of modes is well under 1 MiB, and reading it back stays far below maxReplyBytes. A larger file is written without a store only. */
+    recordBytes: 4 * 1024 * 1024,
+    /** Writes a file's record remembers as built on one another: a stalled writer learns whether its write counted while fewer than this many writes followed it. */
+    recordChain: 256,
+    /** Writes of one file still landing (committed, not yet seen in place) the store remembers: only stalled or killed writers leave one behind. */
+    intentsPerFile: 64,
+    /** How long such a write's content counts as a stale copy to repair rather than a hand edit: a writer stopped longer, and killed before it could check, leaves its content to be taken as an edit. */
+    intentMs: 24 * 60 * 60_000,
     /** A legacy MCP session's record read back (capabilities, client info, subscriptions): real clients send a few kilobytes. */
     mcpSessionBytes: 256 * 1024,
     /** Resource subscriptions one legacy MCP session keeps: the catalogue has three URIs per mode, so a thousand covers 300+ modes. */

@@ -34,6 +34,8 @@ export class Services {
   #projectRoot: string | null;
   /** Set at start with a shared store: every mode-file writer of this process takes turns through them. */
   #leases: SharedLeases | null = null;
+  /** The last run of #repairStale: runs queue behind it. */
+  #repairs: Promise<void> = Promise.resolve();
   readonly #closers: (() => Promise<void> | void)[] = [];
 
   /**
@@ -59,12 +61,18 @@ export class Services {
       // The first calls find the store connected (a one-shot stdio client asks at once): its first
       // connection is waited for, a bounded time; after that an outage fails calls at once.
       await this.store.firstConnection();
-      const { RedisLeaseLock } = await import('./authoring/mode-file-lease.js');
-      const lock = new RedisLeaseLock(this.store.client, { replica: this.store.replicaId, prefix: this.store.prefix });
-      this.#leases = { lock, nameOf: (file) => this.#leaseName(file) };
+      const [{ RedisLeaseLock }, { stallFromEnv }] = await Promise.all([import('./authoring/mode-file-lease.js'), import('./authoring/test-stall.js')]);
+      const lock = new RedisLeaseLock(this.store.client, { replica: this.store.replicaId, prefix: this.store.prefix, leaseMs: this.config.store.lease_ms });
+      const stall = stallFromEnv(process.env.ROO_MODES_TEST_STALL, this.log.child('store'));
+      this.#leases = { lock, nameOf: (file) => this.#leaseName(file), log: this.log.child('store'), ...(stall ? { stall } : {}) };
     }
     // A change interrupted by a crash is finished (or its leftovers swept) before any tool writes.
     await this.#tidyModeFiles();
+    if (this.#leases) {
+      // A stale copy a late write left (on this host or another) is repaired now and whenever the files change.
+      void this.#repairStale();
+      void this.modes.watch(() => { void this.#repairStale(); });
+    }
     await this.sessions.init();
     this.#closers.push(() => this.sessions.close());
     // The mode-file tools share one view of the files, the reload path and the session gate.
@@ -145,7 +153,8 @@ export class Services {
       try {
         const done = await tidyModeFile(await scopePaths(scope, this.scopeConfig()), this.#leases);
         if (done?.finished) {
-          this.log.warn(`finished an interrupted change of ${scope} modes (${done.finished.join(', ') || 'mode file only'})`);
+          const what = done.finished.slugs.join(', ') || 'mode file only';
+          this.log.warn(done.finished.undone ? `undid an interrupted change of ${scope} modes that the store did not record (${what})` : `finished an interrupted change of ${scope} modes (${what})`);
           // The catalogue may have been read before the change was finished.
           await this.modes.reload();
         }
@@ -154,6 +163,25 @@ export class Services {
         this.log.warn(`could not tidy the ${scope} mode file`, err);
       }
     }
+  }
+
+  /**
+   * With the store: puts the store's record back over any fenced file (the mode files, the mode
+   * sets) that holds a stale copy left by a write that landed late. One run at a time; never fatal.
+   */
+  #repairStale(): Promise<void> {
+    const leases = this.#leases;
+    if (!leases) return Promise.resolve();
+    this.#repairs = this.#repairs.then(async () => {
+      const [{ scopePaths }, { repairIfStale }, { folderScope, modeFileScope }, { ModesetPaths }] = await Promise.all([
+        import('./authoring/mode-writes.js'), import('./authoring/projection.js'), import('./authoring/mode-file-lock.js'), import('./modesets/paths.js')]);
+      const scopes = [
+        ...await Promise.all((['project', 'global'] as const).map(async (scope) => modeFileScope(leases, (await scopePaths(scope, this.scopeConfig())).modeFile))),
+        folderScope(leases, new ModesetPaths(this.projectRoot, this.config.modesets.dir, this.config.paths.global_config_dir).lock, 'the mode sets'),
+      ];
+      for (const scope of scopes) await repairIfStale(leases, scope);
+    }).catch((err: unknown) => { this.log.debug('could not compare the mode files with the store\'s records', err); });
+    return this.#repairs;
   }
 
   /**

@@ -9,6 +9,7 @@ import { validateModeEntry } from '../modes/validate-mode.js';
 import { modeEntries, modeToPlain, removeModeText, upsertModeText, type ModeFileEdit } from './mode-file-edit.js';
 import { backUp, readModeFile, removeFolder, scopePaths, writeModeFile, type Scope, type ScopeConfig, type ScopePaths } from './mode-writes.js';
 import { withModeFileLock } from './mode-file-lock.js';
+import { stillRecorded } from './turn-fence.js';
 import { mustParse } from './import.js';
 import { ValidationError } from '../rpc/errors.js';
 import { isRecord } from '../rpc/jsonrpc.js';
@@ -126,9 +127,11 @@ export async function deleteMode(ctx: AuthoringContext, slug: string, scope: Sco
     if (!verdict.allowed) throw new FileRestrictionError(`Refused to remove ${rulesDir}: ${verdict.reason}`, { message: verdict.reason, path: rulesDir });
   }
   await ctx.gate(removeRules ? { modeFile: file, rulesDir } : { modeFile: file });
+  const removed = { rules: false };
+  // With a store, the folder goes only while the deletion is still the file's last write (see stillRecorded).
   const w = await write(ctx, file, paths, `delete-${slug}`, removeRules ? [rulesDir] : [], (text) => (text === null ? null : removeModeText(text, slug)),
-    removeRules ? () => removeFolder(rulesDir) : undefined);
-  return result(slug, 'deleted', paths.scope, file, w, removeRules ? rulesDir : '');
+    removeRules ? async () => { if (await stillRecorded(file)) { await removeFolder(rulesDir); removed.rules = true; } } : undefined);
+  return result(slug, 'deleted', paths.scope, file, w, removed.rules ? rulesDir : '');
 }
 
 /** A path as the permission rules see it: relative to the root when inside it, else absolute. */

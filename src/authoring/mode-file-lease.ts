@@ -7,6 +7,8 @@ import { BOUNDS } from '../bounds.js';
 import { LockBusyError } from '../files/pid-lock.js';
 import type { RedisCommander } from '../redis/client.js';
 import { RedisScript } from '../redis/script.js';
+import type { Logger } from '../log.js';
+import { FileRecords } from './file-records.js';
 import { keyPrefix, positiveInteger, reply, StoreDataError } from '../redis/input.js';
 
 // How it works. A lock name (the same on every replica: the mode file's path relative to the shared
@@ -22,17 +24,13 @@ import { keyPrefix, positiveInteger, reply, StoreDataError } from '../redis/inpu
 // src/authoring/mode-file-lock.ts lockRefusal turns them into the same "busy"/"cancelled" answers.
 //
 // What the fencing token guarantees, and what it cannot. Tokens of one name strictly increase for
-// as long as the counter key lives, and stillHolds(token) tells atomically whether that token's
-// lease is still the current one. A file system does not check tokens: nothing makes the final
-// rename conditional, so a writer paused (GC, a stopped VM, a slow disk) between a passing
-// stillHolds and its rename can still replace a file that a later holder wrote. The check shrinks
-// that window to the time between the two calls; require a margin (minRemainingMs) larger than the
-// rename can take. The rename stays atomic, so readers never see half a file: the worst case is
-// one lost update (last rename wins), never a torn file. Where stronger is needed, write the token
-// into the file (or its journal) and let readers and later writers refuse lower ones. Tokens
-// restart if the counter is lost: a Redis without persistence (AOF) restarted, FLUSHDB, or a
-// failover to a replica that had not received the last INCR (replication is asynchronous). A
-// failover can also lose the lease itself and grant it twice; stillHolds cannot see that.
+// as long as the counter key lives, and the lease's exact value tells atomically whether a holder
+// is still current. A file system checks neither: a writer paused (GC, a stopped VM, a slow disk)
+// between any check and its rename can still replace a file a later holder wrote. So the check
+// that decides is not made before the rename but in the store, atomically with recording the
+// write (file-records.ts), and the files are kept copies of those records (projection.ts,
+// turn-fence.ts). Tokens restart if the counter is lost: a Redis without persistence (AOF)
+// restarted, FLUSHDB, or a failover to a replica that had not received the last INCR.
 
 export interface LeaseHolder { replica: string; pid: number; host: string }
 
@@ -49,11 +47,13 @@ export class LeaseBusyError extends LockBusyError {
   }
 }
 
-/** A held lease. Renew it within leaseMs; check stillHolds just before the final rename. */
+/** A held lease. Renew it within leaseMs; writes under it are recorded through `ref` (file-records.ts). */
 export interface Lease {
   readonly name: string;
   /** The fencing token: larger than every earlier holder's of this name. */
   readonly token: number;
+  /** The lease's key, its exact value (what a script compares) and the hash tag its name's keys share. */
+  readonly ref: { key: string; value: string; tag: string };
   /** Extends the lease by leaseMs; false when it was lost (expired, and maybe taken since). */
   renew(): Promise<boolean>;
   /** True while this lease is current with at least `minRemainingMs` left. */
@@ -120,6 +120,8 @@ export class RedisLeaseLock {
   readonly #waitMs: number;
   readonly #pollMs: number;
   readonly #tails = new Map<string, Promise<void>>();
+  /** The records of the files written under these leases (src/authoring/file-records.ts), in the same Redis and prefix. */
+  readonly records: FileRecords;
 
   constructor(client: RedisCommander, o: LeaseLockOptions) {
     if (!/^[^\n]{1,64}$/.test(o.replica)) throw new TypeError(`replica ${JSON.stringify(o.replica)}: expected 1 to 64 characters on one line`);
@@ -130,7 +132,11 @@ export class RedisLeaseLock {
     this.#waitMs = o.waitMs ?? BOUNDS.store.lockWaitMs;
     if (!Number.isSafeInteger(this.#waitMs) || this.#waitMs < 0) throw new TypeError(`waitMs: expected a non-negative integer, got ${String(this.#waitMs)}`);
     this.#pollMs = positiveInteger('pollMs', o.pollMs ?? BOUNDS.store.lockPollMs);
+    this.records = new FileRecords(client, this.#prefix);
   }
+
+  /** How long a lease lasts without renewal. */
+  get leaseMs(): number { return this.#leaseMs; }
 
   /** Waits for the lease on `name`: LeaseBusyError after the deadline, the signal's reason on abort. */
   async acquire(name: string, o: AcquireOptions = {}): Promise<Lease> {
@@ -225,15 +231,21 @@ export class RedisLeaseLock {
     return {
       name,
       token,
+      ref: { key, value, tag: this.tagOf(name) },
       renew: async () => (await RENEW.run(this.#client, [key], [value, this.#leaseMs])) === 1,
       stillHolds: async (minRemainingMs = 0) => (await HOLDS.run(this.#client, [key], [value, minRemainingMs])) === 1,
       release: async () => { await RELEASE.run(this.#client, [key], [value]); },
     };
   }
 
-  /** The lease key and the fence counter; the name is hashed (any characters, bounded length) and hash-tagged into one slot. */
+  /** The hash tag of a name's keys: the name hashed (any characters, bounded length), so they share one slot. */
+  tagOf(name: string): string {
+    return createHash('sha256').update(name).digest('hex').slice(0, 32);
+  }
+
+  /** The lease key and the fence counter. */
   #keys(name: string): [string, string] {
-    const h = createHash('sha256').update(name).digest('hex').slice(0, 32);
+    const h = this.tagOf(name);
     return [`${this.#prefix}lease:{${h}}`, `${this.#prefix}fence:{${h}}`];
   }
 }
@@ -251,4 +263,14 @@ function once(fn: () => Promise<void>): () => Promise<void> {
 export interface SharedLeases {
   lock: RedisLeaseLock;
   nameOf(file: string): string;
+  /** Hears of repairs of stale copies and of files taken as edited by hand. */
+  log?: Logger;
+  /**
+   * A test seam, never set in production: awaited at the named point of every fenced write (before
+   * its commit, before its rename), so a test can stall a writer exactly there.
+   */
+  stall?: (at: StallPoint, name: string) => Promise<void>;
 }
+
+/** Where a fenced write can be stalled by a test: just before it commits, just before its rename. */
+export type StallPoint = 'commit' | 'rename';

@@ -2,14 +2,16 @@
 // an interrupted change finished before and our dead writers' leftovers cleared after. It turns
 // every way the wait can end without a turn into a typed error that says nothing was written.
 import { mkdir } from 'node:fs/promises';
-import { dirname } from 'node:path';
+import { basename, dirname } from 'node:path';
 import { LockQueue } from '../files/lock-queue.js';
 import { LockBusyError } from '../files/pid-lock.js';
 import { UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
 import { finishInterrupted, interrupted, sweepLeftovers, type JournalScope } from './write-journal.js';
 import { withFence } from './turn-fence.js';
-import type { Lease, SharedLeases } from './mode-file-lease.js';
+import { LeaseRaceError, reconcileAll, settleAfter, type LeaseScope, type Turn } from './projection.js';
+import { outcomeUnknown, storeRefusal, superseded, turnLost } from './fence-errors.js';
+import type { SharedLeases } from './mode-file-lease.js';
 import { LeaseBusyError } from './mode-file-lease.js';
 import { RedisError } from '../redis/errors.js';
 
@@ -62,9 +64,6 @@ export interface ModeFileTurn {
   leases: SharedLeases | null;
 }
 
-/** A lease with less than this left is not trusted to cover the rename that follows the check. */
-const LEASE_MARGIN_MS = 2_000;
-
 /** What a turn does inside its lock: finish an interrupted change, make this one, clear leftovers. */
 function inTurn<T>(scope: JournalScope, fn: () => Promise<T>): () => Promise<T> {
   return async () => {
@@ -79,7 +78,7 @@ function inTurn<T>(scope: JournalScope, fn: () => Promise<T>): () => Promise<T> 
 /** Runs `fn` in the mode file's turn: finishes an interrupted change first, clears leftovers after. */
 export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o: ModeFileTurn): Promise<T> {
   const scope: JournalScope = { modeFile: file, rooDir: o.rooDir };
-  if (o.leases) return leased(o.leases, file, inTurn(scope, fn), o.signal);
+  if (o.leases) return leased(o.leases, modeFileScope(o.leases, file), inTurn(scope, fn), { signal: o.signal });
   const lockPath = `${file}.lock`;
   return TURNS.run(lockPath, inTurn(scope, fn), {
     signal: o.signal,
@@ -89,46 +88,85 @@ export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o:
 }
 
 /**
- * Runs `fn` under the shared store's lease named after `file` when a store is configured (a pid
- * lock file means nothing to another host), else returns null: the caller takes its own lock.
+ * Runs `fn` under the shared store's lease named after the lock file `file` when a store is
+ * configured (a pid lock file means nothing to another host), its files those of the lock's folder;
+ * else returns null: the caller takes its own lock.
  */
-export function underSharedLease<T>(leases: SharedLeases | null, file: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> | null {
-  return leases ? leased(leases, file, fn, signal) : null;
+export function underSharedLease<T>(leases: SharedLeases | null, file: string, subject: string, fn: () => Promise<T>, signal?: AbortSignal): Promise<T> | null {
+  return leases ? leased(leases, folderScope(leases, file, subject), fn, { signal }) : null;
 }
+
+/** The lease of a mode file, ordering that file alone. */
+export function modeFileScope(leases: SharedLeases, file: string): LeaseScope {
+  return { name: leases.nameOf(file), anchor: dirname(file), only: basename(file), subject: `the mode file ${file}` };
+}
+
+/** The lease named after a lock file, ordering every file in the lock's folder (the mode sets). */
+export function folderScope(leases: SharedLeases, lockFile: string, subject: string): LeaseScope {
+  return { name: leases.nameOf(lockFile), anchor: dirname(lockFile), only: null, subject };
+}
+
+interface TurnOptions { signal?: AbortSignal | undefined; waitMs?: number }
 
 /**
- * Runs `fn` holding the file's lease; every commit point inside it first checks that the lease is
- * still this writer's (checkFence), so a writer whose lease ran out writes nothing.
+ * Runs `fn` in a turn under the file's lease: every file of the lease brought in step with its
+ * record first, every commit point inside recorded under the lease (turn-fence.ts), and the writes
+ * that could not be checked inside the turn checked after it. Errors pass as they are.
  */
-async function leased<T>(leases: SharedLeases, file: string, fn: () => Promise<T>, signal: AbortSignal | undefined): Promise<T> {
-  const name = leases.nameOf(file);
-  const subject = `the mode file ${file}`;
-  let lease: Lease;
-  try {
-    await mkdir(dirname(file), { recursive: true });
-    lease = await leases.lock.acquire(name, { signal });
-  } catch (err) {
-    throw leaseRefusal(err, name, subject, signal);
-  }
-  try {
-    return await withFence(async () => {
-      let holds: boolean;
-      try { holds = await lease.stillHolds(LEASE_MARGIN_MS); } catch (err) { throw leaseRefusal(err, name, subject, signal); }
-      if (!holds) {
-        throw new ValidationError(`Nothing was written to ${subject}: this server's turn at it ran out before the write could finish; retry`, {
-          message: `The lease "${name}" (token ${lease.token}) was no longer this server's, or had under ${LEASE_MARGIN_MS} ms left, at the moment of writing; nothing was written`,
-          error_type: 'busy', retryable: true, written: false, lease: name, recovery_suggestions: ['Retry: the next turn starts from the file as it is now'],
-        });
-      }
-    }, fn);
-  } finally {
+async function inLeasedTurn<T>(leases: SharedLeases, scope: LeaseScope, fn: () => Promise<T>, o: TurnOptions = {}): Promise<T> {
+  await mkdir(scope.anchor, { recursive: true });
+  const lease = await leases.lock.acquire(scope.name, { signal: o.signal, ...(o.waitMs === undefined ? {} : { waitMs: o.waitMs }) });
+  const turn: Turn = { leases, lease, scope, bases: new Map(), unsettled: [], written: [] };
+  const after = async (failed: boolean): Promise<void> => {
     // A failed release (Redis gone) is harmless: the lease runs out by itself.
     await lease.release().catch(() => undefined);
+    if (turn.unsettled.length === 0) return;
+    const verdicts = await settleAfter(leases, scope, turn.unsettled);
+    // A turn that failed answers with its own error; one that did not, with the worst verdict.
+    if (!failed && verdicts.includes('superseded')) throw superseded(scope.subject);
+    if (!failed && verdicts.includes('unknown')) throw outcomeUnknown(scope.subject);
+  };
+  let out: T;
+  try {
+    out = await withFence(turn, async () => {
+      await reconcileAll(turn);
+      return fn();
+    });
+  } catch (err) {
+    await after(true);
+    throw partly(turnFailure(err, scope), turn.written);
+  }
+  await after(false);
+  return out;
+}
+
+/** A failure inside a turn as its -32004 answer: the store failed, or the turn ran out during a repair. */
+function turnFailure(err: unknown, scope: LeaseScope): unknown {
+  if (err instanceof LeaseRaceError) return turnLost(scope.subject, scope.name, err.message);
+  if (err instanceof RedisError) return storeRefusal(err, scope.name, scope.subject);
+  return err;
+}
+
+/** A refusal saying nothing was written, corrected when the turn had already replaced some of its files. */
+function partly(err: unknown, written: readonly string[]): unknown {
+  if (written.length === 0 || !(err instanceof ValidationError) || (err.data as { written?: unknown } | undefined)?.written !== false) return err;
+  return new ValidationError(`${err.message} (the change was cut short: ${written.join(', ')} had been written before)`, {
+    ...(err.data as Record<string, unknown>), written: true, complete: false, files_written: [...written],
+  });
+}
+
+/** A turn under a lease whose every way of ending without a turn is the -32004 answer the file lock gives. */
+async function leased<T>(leases: SharedLeases, scope: LeaseScope, fn: () => Promise<T>, o: TurnOptions): Promise<T> {
+  try {
+    return await inLeasedTurn(leases, scope, fn, o);
+  } catch (err) {
+    throw leaseRefusal(err, scope.name, scope.subject, o.signal);
   }
 }
 
-/** A lease that could not be had, as the -32004 answer the file lock gives (busy, cancelled, store unavailable). */
+/** A lease that could not be had or was lost, as the -32004 answer the file lock gives (busy, cancelled, store unavailable). */
 function leaseRefusal(err: unknown, name: string, subject: string, signal: AbortSignal | undefined): unknown {
+  if (err instanceof ValidationError) return err;
   if (err instanceof LeaseBusyError && !signal?.aborted) {
     const who = err.holder === null ? 'an earlier request to this server' : `server ${err.holder.replica} (process ${err.holder.pid} on ${err.holder.host})`;
     return new ValidationError(`Nothing was written to ${subject}: ${who} is changing it; retry in a moment`, {
@@ -137,13 +175,7 @@ function leaseRefusal(err: unknown, name: string, subject: string, signal: Abort
       recovery_suggestions: ['Retry in a moment', 'A server that died while holding it releases it within its lease time'],
     });
   }
-  if (err instanceof RedisError && !signal?.aborted) {
-    return new ValidationError(`Nothing was written to ${subject}: the shared store that orders writers is unavailable (${err.message})`, {
-      message: `Taking the lease "${name}" failed (${err.kind}): ${err.message}; nothing was written`,
-      error_type: 'store_unavailable', retryable: err.retryable, written: false, lease: name,
-      recovery_suggestions: err.retryable ? ['Retry in a moment: the server reconnects to the store by itself'] : ['Check the store (Redis) and its URL'],
-    });
-  }
+  if (err instanceof RedisError && !signal?.aborted) return storeRefusal(err, name, subject);
   return lockRefusal(err, `lease ${name}`, subject, signal);
 }
 
@@ -151,12 +183,12 @@ function leaseRefusal(err: unknown, name: string, subject: string, signal: Abort
  * At start: finishes a change a crash cut short and clears dead writers' leftovers, unless another
  * process holds the lock (it does the same when it is done). Resolves to what it did, for the log.
  */
-export async function tidyModeFile(scope: JournalScope, leases: SharedLeases | null): Promise<{ finished: string[] | null; removed: string[] } | null> {
+export async function tidyModeFile(scope: JournalScope, leases: SharedLeases | null): Promise<{ finished: { slugs: string[]; undone: boolean } | null; removed: string[] } | null> {
   // Most starts find nothing to do: they then take no lock (and create no lock file).
   if (!(await interrupted(scope)) && (await sweepLeftovers(scope, true)).length === 0) return null;
-  const tidy = async (): Promise<{ finished: string[] | null; removed: string[] }> => ({ finished: await finishInterrupted(scope), removed: await sweepLeftovers(scope) });
+  const tidy = async (): Promise<{ finished: { slugs: string[]; undone: boolean } | null; removed: string[] }> => ({ finished: await finishInterrupted(scope), removed: await sweepLeftovers(scope) });
   try {
-    if (leases) return await leases.lock.run(leases.nameOf(scope.modeFile), tidy, { waitMs: 0 });
+    if (leases) return await inLeasedTurn(leases, modeFileScope(leases, scope.modeFile), tidy, { waitMs: 0 });
     return await TRY_ONCE.run(`${scope.modeFile}.lock`, tidy);
   } catch (err) {
     // Held by a live process, or no folder for the mode file yet: nothing to do here now.

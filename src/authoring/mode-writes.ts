@@ -4,10 +4,9 @@
 import { constants } from 'node:fs';
 import { cp, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, resolve } from 'node:path';
-import { writeFileAtomic } from '../files/atomic-write.js';
 import { MAX_MODE_FILE_BYTES } from '../modes/catalogue.js';
 import { ValidationError } from '../rpc/errors.js';
-import { checkFence } from './turn-fence.js';
+import { replaceFile } from './turn-fence.js';
 import type { SharedLeases } from './mode-file-lease.js';
 
 export type Scope = 'project' | 'global';
@@ -148,8 +147,8 @@ export async function removeFolder(dir: string): Promise<void> {
   await rm(dir, { recursive: true, force: true });
 }
 
-/** Writes a mode file atomically (its folder created if needed). */
+/** Writes a mode file atomically (its folder created if needed), fenced in a turn with the store. */
 export async function writeModeFile(file: string, text: string): Promise<void> {
   await mkdir(dirname(file), { recursive: true });
-  await writeFileAtomic(file, text, { beforeReplace: checkFence });
+  await replaceFile(file, text);
 }

@@ -8,7 +8,7 @@ import { removeFile, syncDirectory, tempSuffix, writeFileAtomic, writeFlushed } 
 import { processAlive } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
-import { checkFence } from './turn-fence.js';
+import { commitState, pendingWrite } from './turn-fence.js';
 
 // How it works. Every staged name ends in `<pid>.<random>.tmp` (the journal's `suffix`):
 //   <mode file's folder>/.<mode file>.<suffix>     the new mode file, complete and fsynced
@@ -20,6 +20,9 @@ import { checkFence } from './turn-fence.js';
 // aside and its staged one renamed in (a step already done is seen and skipped), then the mode file
 // is renamed over, then the asides and the journal go. The journal holds no paths: only the suffix
 // and slugs, checked, from which the names above are built, so a planted journal cannot aim anywhere.
+// With the shared store the commit is the store's record of the new mode file (turn-fence.ts), made
+// after the journal is written: the journal then names that write (`commit`), and a finisher rolls
+// it forward only when the record holds it, back (staged names removed) when it does not.
 
 export interface JournalScope { modeFile: string; rooDir: string }
 export interface StagedFolder { slug: string; files: readonly { path: string; content: string }[] }
@@ -30,7 +33,7 @@ const MAX_JOURNAL_BYTES = 64 * 1024;
 // Leftovers of this very pid (a previous process that had the same pid) go once this old.
 const OWN_LEFTOVER_MS = 10_000;
 
-interface Journal { format: 1; suffix: string; rules: string[] }
+interface Journal { format: 1; suffix: string; rules: string[]; commit?: string }
 
 const journalPath = (s: JournalScope): string => `${s.modeFile}.journal`;
 const rulesDir = (s: JournalScope, slug: string): string => join(s.rooDir, `rules-${slug}`);
@@ -42,18 +45,27 @@ const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\
 
 /** Writes `text` as the mode file and each folder as `rules-<slug>/` (replacing the old), all or nothing. */
 export async function commitWhole(scope: JournalScope, text: string, folders: readonly StagedFolder[]): Promise<void> {
-  const suffix = tempSuffix();
+  const w = pendingWrite(scope.modeFile, text);
+  const journal: Journal = { format: 1, suffix: tempSuffix(), rules: folders.map((f) => f.slug), ...(w.id === null ? {} : { commit: w.id }) };
+  let journaled = false;
   try {
-    await stage(scope, suffix, text, folders);
-    // The journal is the commit point: once written, any writer finishes the change.
-    await writeFileAtomic(journalPath(scope), `${JSON.stringify({ format: 1, suffix, rules: folders.map((f) => f.slug) })}\n`, { beforeReplace: checkFence });
+    await stage(scope, journal.suffix, text, folders);
+    // Without a store the journal is the commit point: once written, any writer finishes the change.
+    await writeFileAtomic(journalPath(scope), `${JSON.stringify(journal)}\n`);
+    journaled = true;
+    await w.commit();
   } catch (err) {
-    // Not committed: what was staged goes now rather than waiting for a later sweep.
-    for (const f of folders) await rm(stagedDir(scope, f.slug, suffix), { recursive: true, force: true }).catch(() => undefined);
-    await rm(stagedModeFile(scope, suffix), { force: true }).catch(() => undefined);
+    // Not committed: what was staged goes now rather than waiting for a later sweep. A journal left
+    // behind names a write the store refused (or may not have), and the next turn rolls it back; it
+    // is never removed here, where it may already be another writer's.
+    if (!journaled) {
+      for (const f of folders) await rm(stagedDir(scope, f.slug, journal.suffix), { recursive: true, force: true }).catch(() => undefined);
+      await rm(stagedModeFile(scope, journal.suffix), { force: true }).catch(() => undefined);
+    }
     throw err;
   }
-  await rollForward(scope, { format: 1, suffix, rules: folders.map((f) => f.slug) });
+  await rollForward(scope, journal);
+  await w.landed();
 }
 
 /** Writes the new rules folders and mode file under their staged names, each flushed to disk. */
@@ -82,23 +94,45 @@ async function rollForward(scope: JournalScope, j: Journal): Promise<void> {
     if (!(await present(staged))) continue; // swapped in already
     const live = rulesDir(scope, slug);
     const aside = asideDir(scope, slug, j.suffix);
-    if (await present(live)) {
+    const movedAside = await present(live);
+    if (movedAside) {
       await rm(aside, { recursive: true, force: true });
       await rename(live, aside); // a link is moved as a link, never followed
     }
-    await rename(staged, live);
+    try {
+      await rename(staged, live);
+    } catch (err) {
+      if (!gone(err)) throw err;
+      // Another turn finished this change meanwhile (this writer stalled past its lease), and what
+      // was just moved aside is a later write's folder: it goes back.
+      if (movedAside) await rename(aside, live).catch(() => undefined);
+      continue;
+    }
     // An import without rules files leaves no folder behind (an empty one would say "rules here").
     await rmdir(live).catch(() => undefined);
   }
   if (j.rules.length > 0) await syncDirectory(scope.rooDir);
   const mode = stagedModeFile(scope, j.suffix);
-  if (await present(mode)) {
-    await rename(mode, scope.modeFile);
+  // Gone when another turn finished the change first.
+  if (await rename(mode, scope.modeFile).then(() => true, (err: unknown) => { if (gone(err)) return false; throw err; })) {
     await syncDirectory(dirname(scope.modeFile));
   }
   for (const slug of j.rules) await rm(asideDir(scope, slug, j.suffix), { recursive: true, force: true });
-  await removeFile(journalPath(scope));
+  // The journal goes only while it is still this change's: a later change may have written its own.
+  if (await journalIs(scope, j.suffix)) await removeFile(journalPath(scope));
 }
+
+/** True while the scope's journal is the one of the change with this suffix. */
+async function journalIs(scope: JournalScope, suffix: string): Promise<boolean> {
+  try {
+    const { text } = await readFileSafely(journalPath(scope), { maxBytes: MAX_JOURNAL_BYTES, links: 'refuse' });
+    return parseJournal(text, journalPath(scope)).suffix === suffix;
+  } catch {
+    return false;
+  }
+}
+
+const gone = (err: unknown): boolean => err instanceof Error && 'code' in err && err.code === 'ENOENT';
 
 function unreadable(file: string, why: string): ValidationError {
   return new ValidationError(`An interrupted change left ${file}, which cannot be finished: ${why}`, {
@@ -116,14 +150,18 @@ function parseJournal(text: string, file: string): Journal {
   if (!Array.isArray(o.rules) || o.rules.length > 1000 || !o.rules.every((s) => typeof s === 'string' && SLUG.test(s))) {
     throw unreadable(file, 'its rules list does not hold slugs');
   }
-  return { format: 1, suffix: o.suffix, rules: o.rules };
+  if (o.commit !== undefined && (typeof o.commit !== 'string' || !/^[0-9a-f]{16}$/.test(o.commit))) throw unreadable(file, 'its commit is not a write id');
+  return { format: 1, suffix: o.suffix, rules: o.rules, ...(o.commit === undefined ? {} : { commit: o.commit }) };
 }
 
 /** True when a change was cut short after its commit (its journal is there). */
 export const interrupted = (scope: JournalScope): Promise<boolean> => present(journalPath(scope));
 
-/** Finishes a change that a crash cut short after its commit; resolves to its slugs, or null when none was. */
-export async function finishInterrupted(scope: JournalScope): Promise<string[] | null> {
+/**
+ * Finishes a change that a crash cut short after its commit, or undoes one the store did not
+ * record; resolves to its slugs and which was done, or null when none was cut short.
+ */
+export async function finishInterrupted(scope: JournalScope): Promise<{ slugs: string[]; undone: boolean } | null> {
   const file = journalPath(scope);
   let text: string;
   try {
@@ -133,8 +171,16 @@ export async function finishInterrupted(scope: JournalScope): Promise<string[] |
     throw unreadable(file, err instanceof UnsafeFileError ? err.problem : String(err));
   }
   const j = parseJournal(text, file);
+  // A journal naming a write the store does not hold (refused, or forgotten with its data): undone.
+  const state = j.commit === undefined ? 'no_store' : await commitState(scope.modeFile, j.commit);
+  if (state === 'not_committed' || state === 'forgotten') {
+    for (const slug of j.rules) await rm(stagedDir(scope, slug, j.suffix), { recursive: true, force: true });
+    await rm(stagedModeFile(scope, j.suffix), { force: true });
+    await removeFile(file);
+    return { slugs: j.rules, undone: true };
+  }
   await rollForward(scope, j);
-  return j.rules;
+  return { slugs: j.rules, undone: false };
 }
 
 /** True when the writer with this pid is gone (this pid: only once the file is old). */

@@ -2,14 +2,14 @@
 // orchestrator_mode_restore. Order on disk is always: safety backup, new set content, pointer last,
 // then reload. It never writes outside roles/, backups/ and the pointer file.
 import { ValidationError } from '../rpc/errors.js';
-import { writeFileAtomic, writeFileExclusive } from '../files/atomic-write.js';
+import { writeFileExclusive } from '../files/atomic-write.js';
 import { readBackup, listBackups, writeBackup, type WrittenBackup } from './backup.js';
 import { firstError, issuesOut, splitRoles } from './catalog.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths } from './paths.js';
 import { analyseSet, type SetAnalysis } from './sets.js';
 import { listSets, notFound, readPointer, readSmallFile, writePointer, writePointerRaw } from './set-files.js';
 import { readTemplate, templateNames } from './templates.js';
-import { checkFence } from '../authoring/turn-fence.js';
+import { replaceFile } from '../authoring/turn-fence.js';
 
 /** The special mode_file that clears the selection and puts .roomodes back in force. */
 export const ROOMODES = '.roomodes';
@@ -155,7 +155,7 @@ export async function restoreBackup(env: ActivationEnv, o: RestoreOptions): Prom
   const safety = overwritten.length > 0 || (pointerChanges && before.raw !== null)
     ? await writeBackup(paths, { reason: 'pre-restore', includeBinding: true, only: overwritten, now: env.now, ...(before.name && !before.invalid ? { primary: before.name } : {}) })
     : undefined;
-  for (const p of plan) await writeFileAtomic(p.path, p.content, { beforeReplace: checkFence });
+  for (const p of plan) await replaceFile(p.path, p.content);
   if (pointerChanges) await writePointerRaw(paths, pointerRaw ?? null);
   const after = pointerChanges ? (pointerRaw ?? '').trim() || null : before.name;
   if (pointerChanges || (after !== null && plan.some((p) => p.name === after))) await env.reload();

@@ -32,7 +32,7 @@ export class ModesetLock {
    */
   run<T>(lockPath: string, fn: () => Promise<T>, signal?: AbortSignal, prepare?: () => Promise<void>): Promise<T> {
     // With a shared store, the turn is its lease (servers on other hosts share the project).
-    const shared = underSharedLease(this.#leases, lockPath, async () => { await prepare?.(); return fn(); }, signal);
+    const shared = underSharedLease(this.#leases, lockPath, 'the mode sets', async () => { await prepare?.(); return fn(); }, signal);
     if (shared) return shared;
     const refuse = (err: unknown): unknown => lockRefusal(err, lockPath, 'the mode sets', signal);
     return this.#turns.run(lockPath, fn, { signal, refuse, ...(prepare ? { prepare } : {}) });

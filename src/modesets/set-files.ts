@@ -3,11 +3,10 @@
 // than MAX_SET_BYTES and never writes except through src/files/atomic-write.ts.
 import { readdir } from 'node:fs/promises';
 import { ValidationError } from '../rpc/errors.js';
-import { removeFile, writeFileAtomic } from '../files/atomic-write.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { readPointerFile } from '../modes/pointer.js';
 import { checkFileName, SET_EXTENSIONS, type ModesetPaths, type NameKind } from './paths.js';
-import { checkFence } from '../authoring/turn-fence.js';
+import { replaceFile } from '../authoring/turn-fence.js';
 
 /** Mode sets are small hand-written files; anything bigger is refused before it is read whole. */
 export const MAX_SET_BYTES = 1024 * 1024;
@@ -103,12 +102,10 @@ export async function readPointer(paths: ModesetPaths, tolerateUnsafe = false): 
 
 /** Writes the pointer last in any operation, so a crash before it leaves the old selection. */
 export async function writePointer(paths: ModesetPaths, name: string | null): Promise<void> {
-  if (name === null) await removeFile(paths.pointer);
-  else await writeFileAtomic(paths.pointer, `${name}\n`, { beforeReplace: checkFence });
+  await replaceFile(paths.pointer, name === null ? null : `${name}\n`);
 }
 
 /** Puts back a pointer file's exact content as recorded in a backup (null: no pointer file). */
 export async function writePointerRaw(paths: ModesetPaths, raw: string | null): Promise<void> {
-  if (raw === null) await removeFile(paths.pointer);
-  else await writeFileAtomic(paths.pointer, raw, { beforeReplace: checkFence });
+  await replaceFile(paths.pointer, raw);
 }

@@ -8,7 +8,7 @@ import { withFallback, withSeedFields } from './seed-fields.js';
 import { isRecord } from '../rpc/jsonrpc.js';
 import { RpcError, ValidationError } from '../rpc/errors.js';
 import { ROOMODES, restoreBackup, selectSet } from './activation.js';
-import { writeFileAtomic, writeFileExclusive } from '../files/atomic-write.js';
+import { writeFileExclusive } from '../files/atomic-write.js';
 import { writeBackup } from './backup.js';
 import { describeRow, issuesOut, loadSet, splitRoles } from './catalog.js';
 import { buildSet, customRolesArg } from './create.js';
@@ -20,7 +20,7 @@ import { analyseSet } from './sets.js';
 import { listSets, notFound, readPointer, readSmallFile } from './set-files.js';
 import { BUILTIN_TEMPLATE, readTemplate, templateNames } from './templates.js';
 import { modesetText } from './report-text.js';
-import { checkFence } from '../authoring/turn-fence.js';
+import { replaceFile } from '../authoring/turn-fence.js';
 
 export interface ModesetDeps {
   projectRoot(): string;
@@ -130,7 +130,7 @@ async function orchestratorModeValidate(d: Deps, args: Args, ctx: ToolCallContex
       const outcome = repairSetText(set.text, name.toLowerCase().endsWith('.json'));
       if (outcome.text !== undefined && outcome.text !== set.text) {
         backup = await writeBackup(p, { reason: 'pre-repair', includeBinding: true, only: [name], primary: name, now: d.now() });
-        await writeFileAtomic(set.path, outcome.text, { beforeReplace: checkFence });
+        await replaceFile(set.path, outcome.text);
         applied = outcome.changes;
         set = await loadSet(p, name);
         if ((await readPointer(p, true)).name === name) await d.reload(); // after the write: never fail here
