@@ -5,8 +5,8 @@ import { packageVersion, readVendored, sha256, staleness, vendoredFile } from '.
 import { writtenByExport } from '../../src/export/source.js';
 
 test('a vendored file carries the export mark, the version and the hash of the bundle it holds', async () => {
-  const built = readFileSync(new URL('../../dist/hook-bundle.cjs', import.meta.url), 'utf8');
-  const v = await vendoredFile('hook-bundle.cjs', 'the hook');
+  const built = readFileSync(new URL('../../dist/plugin-decision.cjs', import.meta.url), 'utf8');
+  const v = await vendoredFile('plugin-decision.cjs', 'the hook');
   const version = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { version: string }).version;
   assert.equal(v.version, version);
   assert.equal(await packageVersion(), version);
@@ -21,7 +21,7 @@ test('a vendored file carries the export mark, the version and the hash of the b
 });
 
 test('a changed, older or headless vendored file is told apart, in words', async () => {
-  const v = await vendoredFile('hook-bundle.cjs', 'the hook');
+  const v = await vendoredFile('plugin-decision.cjs', 'the hook');
   const edited = v.text.replace("'use strict';", "'use strict'; /* patched */");
   assert.equal(readVendored(edited)!.intact, false);
   assert.match(staleness(edited, v), /changed after export .* wrote it/);
