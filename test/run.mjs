@@ -29,7 +29,7 @@ const reporter = new URL('./reporter.mjs', import.meta.url).href;
 const env = { ...process.env };
 delete env.NODE_TEST_CONTEXT;
 const child = spawn(process.execPath,
-  ['--import', 'tsx', '--test', '--test-concurrency=2', `--test-reporter=${reporter}`, '--test-reporter-destination=stdout', ...files],
+  ['--import', 'tsx', '--test', '--test-concurrency=4', `--test-reporter=${reporter}`, '--test-reporter-destination=stdout', ...files],
   { stdio: ['ignore', 'pipe', 'inherit'], env });
 
 // Every line passes through at once except the latest, held back so that nothing we add follows

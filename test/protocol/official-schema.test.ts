@@ -4,7 +4,7 @@
 // requires and MCP types cannot hold.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startServer, tempDir, type ServerProcess } from './harness.js';
 import {
@@ -67,7 +67,10 @@ async function runSession(t: TestCtx, rev: Revision): Promise<{ s: ServerProcess
   }
   succeeded(await session.call('resources/subscribe', { uri: 'mode://reviewer' }), 'subscribe');
   const beforeEdit = s.messages.length;
-  writeFileSync(roomodes, ROOMODES('You review changes and write the findings down.'));
+  // Replaced whole (as editors that save atomically do): a write in place can be read half done,
+  // which reloads once more and leaves prompts/list below briefly short of the reviewer.
+  writeFileSync(`${roomodes}.new`, ROOMODES('You review changes and write the findings down.'));
+  renameSync(`${roomodes}.new`, roomodes);
   await after(s, beforeEdit, 'notifications/resources/list_changed');
   await after(s, beforeEdit, 'notifications/prompts/list_changed');
   await after(s, beforeEdit, 'notifications/resources/updated', (m) => isRecord(m.params) && m.params.uri === 'mode://reviewer');
