@@ -8,7 +8,8 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-const roots = process.argv.length > 2 ? process.argv.slice(2) : ['test/unit', 'test/protocol', 'test/robustness'];
+// The long-running tiers first, so that no long file starts last and runs alone at the end.
+const roots = process.argv.length > 2 ? process.argv.slice(2) : ['test/robustness', 'test/protocol', 'test/unit'];
 const files = [];
 const walk = (p) => {
   if (statSync(p).isFile()) { files.push(p); return; }
