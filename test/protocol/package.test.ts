@@ -23,11 +23,15 @@ function npm(args: string[], cwd: string): { status: number | null; stdout: stri
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+let packed: string[] | undefined;
+/** What `npm pack` would ship, asked once per file (each ask starts npm). */
 function packedFiles(): string[] {
+  if (packed !== undefined) return packed;
   const r = npm(['pack', '--dry-run', '--json', '--ignore-scripts'], REPO);
   assert.equal(r.status, 0, r.stderr);
   const [entry] = JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>;
-  return entry!.files.map((f) => f.path).sort();
+  packed = entry!.files.map((f) => f.path).sort();
+  return packed;
 }
 
 /** Relative link targets in a markdown text: [text](target), without the #anchor; code spans are not links. */
@@ -61,6 +65,7 @@ test('npm pack ships dist, schemas, README, docs and LICENSE, and no development
   const stray = files.filter((f) => !(['LICENSE', 'README.md', 'package.json'].includes(f)
     || f.startsWith('dist/') || f.startsWith('schemas/') || (f.startsWith('docs/') && f.endsWith('.md'))));
   assert.deepEqual(stray, [], 'only what a user runs and reads (no src/, test/, bench/, .ci/, docs scripts, tarballs)');
+  assert.deepEqual(files.filter((f) => f.startsWith('dist/.tsbuildinfo')), [], 'not the compiler\'s notes on what it built');
   assert.ok(files.some((f) => f.endsWith('.d.ts')), 'the client library ships its types');
   const license = readFileSync(join(REPO, 'LICENSE'), 'utf8');
   assert.match(license, /^MIT License/);
