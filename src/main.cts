@@ -136,18 +136,31 @@ async function serve(argv: string[]): Promise<number> {
   if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
+  /** After a signal: how long in-flight work may run on, and how long stdout may take nothing. */
+  const STALL_MS = 2000;
   // One connection over stdin/stdout: the same core the HTTP door opens one per session.
   const conn = core.open({ incomingCapacity: 256, outgoingCapacity: 1024, maxInFlight: 64 });
   const { processor, incoming, outgoing } = conn;
 
   // A closed stdout (EPIPE) means the client is gone: stop quietly.
   process.stdout.on('error', () => { stop.abort(); });
-  // A signal ends the input like EOF does; the processor then drains with a short grace. If the
-  // client is not reading stdout, answers cannot drain: after two seconds the writer gives up on
-  // it and discards what is left, so the server still exits (persistence flushed as usual).
+  // A signal ends the input like EOF does; the processor then drains with a short grace (in-flight
+  // work is told to stop after two seconds, and its answers still go out). If the client is not
+  // reading stdout, answers cannot drain: once stdout has taken nothing for two seconds while
+  // holding unsent bytes, the writer gives up on it and discards what is left, so the server still
+  // exits (persistence flushed as usual). A client that reads, however slowly, gets every answer.
   const onSignal = (): void => {
     stop.abort();
-    setTimeout(() => { processor.abortAll(); stdoutGiveUp.abort(); }, 2000).unref();
+    setTimeout(() => processor.abortAll(), STALL_MS).unref();
+    const out = process.stdout as NodeJS.WriteStream & { bytesWritten?: number };
+    let sent = out.bytesWritten ?? 0;
+    let stalledSince = Date.now();
+    const watch = setInterval(() => {
+      const now = out.bytesWritten ?? 0;
+      if (now !== sent || out.writableLength === 0) { sent = now; stalledSince = Date.now(); return; }
+      if (Date.now() - stalledSince >= STALL_MS) { clearInterval(watch); stdoutGiveUp.abort(); }
+    }, STALL_MS / 8);
+    watch.unref();
   };
   process.once('SIGTERM', onSignal);
   process.once('SIGINT', onSignal);
