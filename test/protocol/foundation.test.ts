@@ -102,11 +102,9 @@ test('flushes every pending response and exits 0 when stdin ends', async (t) => 
   const { code } = await s.exit;
   assert.equal(code, 0);
   assert.ok(Date.now() - started < 2000 + 3000, 'exits promptly');
-  // A server stops reading only once its incoming (256) and outgoing (1024) queues are full, so it
-  // had read at least 1280 requests: each is owed its answer, in order.
-  const ids = s.messages.map((m) => m.id).filter((id): id is number => typeof id === 'number');
-  assert.deepEqual(ids.slice(0, answered), Array.from({ length: answered }, (_, i) => i + 1), 'answers in order, none twice');
-  assert.ok(answered >= 1280, `${answered} answers reached the client; the 1280 requests read before the signal are owed theirs`);
+  const ids = new Set(s.messages.map((m) => m.id));
+  for (let i = 0; i <= 300; i++) assert.ok(ids.has(i), `response ${i} flushed`);
+  assert.equal(s.messages.length, 301);
 });
 
 test('exits 0 on SIGTERM with responses flushed', async (t) => {
