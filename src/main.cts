@@ -129,10 +129,20 @@ async function serve(argv: string[]): Promise<number> {
     forward: null,
   };
   const log = createLogger(sink);
-  // Over HTTP many clients share one server: the project is fixed at start (flag or working
-  // directory), never switched by one client's roots.
-  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: process.cwd() } };
-  const core = new Core(config, VERSION, sink, log);
+  // No project named (flag, environment, config file): the nearest folder up from here that holds
+  // .roomodes, .roo/ or .git, said on stderr when it is not this one (stdout is the protocol's).
+  let workingRoot = process.cwd();
+  if (config.paths.project_root === null) {
+    const { findProjectRoot, rootNotice } = await import('./paths/project-root.js');
+    const found = findProjectRoot(workingRoot, { homeDir: process.env.HOME || (await import('node:os')).homedir() });
+    const note = rootNotice(found, 'roo-modes-server');
+    if (note !== null) io.err(note);
+    workingRoot = found.root;
+  }
+  // Over HTTP many clients share one server: the project is fixed at start (configured or found),
+  // never switched by one client's roots.
+  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: workingRoot } };
+  const core = new Core(config, VERSION, sink, log, workingRoot);
   if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();

@@ -13,6 +13,7 @@ import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../js
 import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
 import { mergeNestedMember } from '../jsonc/edit.js';
 import { readCommand, UsageError, type Command, type Option, type Values } from './options.js';
+import { cliProjectRoot } from './project-root.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
@@ -124,7 +125,13 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const path = platform === 'win32' ? win32 : posix;
   const cwd = io.cwd ?? process.cwd();
   const projectRoot = o.projectRoot === undefined ? undefined : path.resolve(cwd, o.projectRoot);
-  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o.global, platform, io.env, projectRoot ?? cwd, path);
+  const shared = o.file === undefined && !o.global && spec.project !== undefined;
+  // A project file goes to the project found up from here (as git finds its repository), not into
+  // the subfolder the command was run in; the entry still names no folder (the client's own is used).
+  // (ROO_PROJECT_ROOT is the server's variable, never read here; only the real platform's folders are walked.)
+  const walk = shared && projectRoot === undefined && platform === process.platform;
+  const project = projectRoot ?? (walk ? cliProjectRoot(undefined, { env: { ...io.env, ROO_PROJECT_ROOT: undefined }, err: io.err }, cwd) : cwd);
+  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o.global, platform, io.env, project, path);
   if (projectRoot !== undefined && !o.force) {
     const info = await stat(projectRoot).catch(() => null);
     if (!info?.isDirectory()) {
@@ -133,8 +140,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     }
   }
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
-  const shared = o.file === undefined && !o.global && spec.project !== undefined;
-  const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(platform, io.env), path) : null;
+  const place = shared ? sharedPlaces(spec.projectVar, project, homeOf(platform, io.env), path) : null;
   const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
   if (command === undefined || (!shared && entryArgs.length === 0)) {
     io.err('error: the path of this installation is unknown (entryCommand is empty)\n');

@@ -12,6 +12,7 @@ import type { UpsertOutcome } from '../jsonc/edit.js';
 import { prepareMode, writtenByExport, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED, pluginAgent } from '../export/claude-code.js';
 import { DEFAULT_PLUGIN_NAME } from '../export/claude-plugin.js';
+import { cliProjectRoot } from './project-root.js';
 import { DEFAULT_HOOK_URL, hookNotes, hookRunner, hookUrl, launcherFor, launcherWords, placeCheck } from './export-hooks.js';
 import { pluginName, pluginNotes, writeClaudePlugin } from './export-claude-plugin.js';
 import { vscodeAgent } from '../export/vscode.js';
@@ -57,7 +58,7 @@ const OPTIONS = [
   { name: '--builtins', kind: 'switch', help: 'also export the built-in modes (their instructions name Roo-only tools)' },
   { name: '--include-global', kind: 'switch', help: 'also export your global (personal) modes (~/.roo-code, an editor\'s storage, ~/.kilocodemodes): they go into the project\'s shared files, and teammates do not have them' },
   { name: '--out', kind: 'path', value: 'DIR', help: 'where to write (default: the project root)' },
-  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT or .)' },
+  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT, else the nearest folder up from here holding .roomodes, .roo/ or .git, else .)' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
   { name: '--check', kind: 'switch', help: 'write nothing; exit 1 when a file differs from what export would write' },
   { name: '--force', kind: 'switch', help: 'also replace files export did not write (its own are always updated)' },
@@ -150,7 +151,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const target = args.to!;
   const settings = args.settingsLocal ? 'local' : args.settings ? 'shared' : undefined;
   const enforce = args.enforce[0];
-  const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env));
+  const projectRoot = cliProjectRoot(args.projectRoot, io);
   const outDir = resolve(expandHome(args.out ?? projectRoot, io.env));
   const catalogue = await loadCatalogue({
     projectRoot, configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), io.env)),
