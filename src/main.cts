@@ -63,7 +63,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
     const { runHook, readStdin } = await hookModule();
     return runHook(rest, { ...io, stdin: readStdin });
   },
-  export: async (rest) => (await import('./cli/export.js')).runExport(rest, io),
+  export: async (rest) => (await import('./cli/export.js')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {
     if (rest.length > 0) return usageError(`unexpected argument ${JSON.stringify(rest[0])}`);
     io.out((await import('./cli/serve.js')).serveHelp(VERSION));
@@ -163,7 +163,11 @@ async function serve(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
 
   // Started by hand in a terminal, a server waiting on stdin looks like a hang: one line says why.
-  if (process.stdin.isTTY) io.err('roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: roo-modes-server demo, or roo-modes-server --help\n');
+  // The hint names a command that runs here: in a clone not yet on PATH, `node dist/main.cjs`.
+  if (process.stdin.isTTY) {
+    const me = (await import('./cli/on-path.js')).selfCommand(process.env, MAIN_PATH, process.cwd());
+    io.err(`roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: ${me} demo, or ${me} --help\n`);
+  }
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
   const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
   await conn.done;

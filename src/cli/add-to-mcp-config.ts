@@ -14,6 +14,7 @@ import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName
 import { mergeNestedMember } from '../jsonc/edit.js';
 import { readCommand, UsageError, type Command, type Option, type Values } from './options.js';
 import { cliProjectRoot } from './project-root.js';
+import { findOnPath, notOnPathHint } from './on-path.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
@@ -240,11 +241,13 @@ async function edit(target: string, c: EditContext): Promise<number> {
   const entryText = JSON.stringify(entry, null, 2);
   if (outcome.action === 'unchanged') {
     io.out(`unchanged: "${o.name}" in ${file} is already up to date\n`);
+    warnIfNotOnPath(entry, io);
     return 0;
   }
   if (c.dryRun) {
     io.err(`dry run: would ${outcome.action === 'added' ? 'add' : 'update'} "${o.name}" in ${file}; the resulting file follows\n`);
     io.out(outcome.text);
+    warnIfNotOnPath(entry, io);
     return 0;
   }
   let saved: string | undefined;
@@ -260,5 +263,18 @@ async function edit(target: string, c: EditContext): Promise<number> {
   }
   const verb = old === undefined ? 'created' : outcome.action;
   io.out(`${verb}: "${o.name}" in ${file}${saved === undefined ? '' : ` (previous version kept as ${saved})`}\n${entryText}\n`);
+  warnIfNotOnPath(entry, io);
   return 0;
+}
+
+/**
+ * A project file's entry runs `roo-modes-server` found on PATH: where PATH has none (the package is
+ * not installed here), the client cannot start the server, so the user hears it now, with the fix.
+ * A per-user entry runs absolute paths and needs no such check.
+ */
+function warnIfNotOnPath(entry: Record<string, unknown>, io: AddToMcpConfigIo): void {
+  const command = entry.command;
+  if (typeof command !== 'string' || command !== SHARED_LAUNCHER[0]) return;
+  if (findOnPath(command, io.env, io.platform ?? process.platform) !== null) return;
+  io.err(notOnPathHint('roo-modes-server add-to-mcp-config', command, 'this entry', io.entryCommand[1]));
 }

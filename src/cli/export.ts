@@ -13,6 +13,7 @@ import { prepareMode, writtenByExport, type ExportContext, type ExportMode, type
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED, pluginAgent } from '../export/claude-code.js';
 import { DEFAULT_PLUGIN_NAME } from '../export/claude-plugin.js';
 import { cliProjectRoot } from './project-root.js';
+import { findOnPath, notOnPathHint } from './on-path.js';
 import { DEFAULT_HOOK_URL, hookNotes, hookRunner, hookUrl, launcherFor, launcherWords, placeCheck } from './export-hooks.js';
 import { pluginName, pluginNotes, writeClaudePlugin } from './export-claude-plugin.js';
 import { vscodeAgent } from '../export/vscode.js';
@@ -31,6 +32,8 @@ export interface ExportIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** This installation's dist/main.cjs: named (on stderr only) in the hint when the launcher is not on PATH. */
+  mainPath?: string;
 }
 
 /** The targets: each turns one prepared mode into one file (or a refusal). */
@@ -244,6 +247,12 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined;
   const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
+  // A launcher found through PATH (roo-modes-server by default) that PATH does not have here: the
+  // hooks would fail (or block every call) on this machine until it is installed.
+  const word = ctx.entryCommand[0];
+  if (runsLauncher && launcher.launcher.kind === 'command' && word !== undefined && !word.includes('/') && !word.includes('${') && findOnPath(word, io.env) === null) {
+    io.err(notOnPathHint('roo-modes-server export', word, 'the hook this export writes', word === 'roo-modes-server' ? io.mainPath : undefined));
+  }
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
   io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
   const n = broken.ours.length;
