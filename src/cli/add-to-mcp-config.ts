@@ -60,8 +60,10 @@ const COMMAND: Command<typeof OPTIONS> = {
 
 A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
 team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
-the package where the client runs), the project is the client's own folder (VS Code:
-\${workspaceFolder}), and --sessions-dir is written relative to the project or to ~.
+the package where the client runs; where PATH has none here, stderr says how), the server's
+project is the client's own folder (VS Code: \${workspaceFolder}), and --sessions-dir is written
+relative to the project or to ~. Without --project-root the file goes into the project found up
+from the current folder (.roomodes, .roo/ or .git), as git finds its repository.
 A per-user file (--global, --client claude) or --file gets this installation's absolute paths:
 node and its dist/main.cjs, so it does not depend on PATH.`,
 };
