@@ -15,7 +15,7 @@ const COMMAND: Command<typeof OPTIONS> = {
   usage: ['[--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [--allow-empty] [FILE ...]'],
   about: `Checks mode files (.roomodes, .kilocodemodes, custom_modes.yaml, mode sets) by Roo Code's rules and
 prints each problem as file:line:column: message. Without FILE it checks every source file that
-exists (see the precedence table in the README), Roo Code's own global file in an editor's storage
+exists (see the precedence table in docs/modes.md), Roo Code's own global file in an editor's storage
 included when the config dir has none.
 The project is --project-root, else $ROO_PROJECT_ROOT, else the nearest folder up from the
 current one holding .roomodes, .roo/ or .git (named on stderr when it is not the current folder).
