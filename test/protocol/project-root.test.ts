@@ -107,3 +107,16 @@ test('add-to-mcp-config run in a subfolder writes the project\'s .mcp.json, not 
   assert.ok(!existsSync(join(deep, '.mcp.json')));
   assert.equal(NOTICE.exec(r.stderr)?.[1], proj);
 });
+
+test('export and call run in a subfolder work on the project: the agents land in it, the tool lists its modes', async (t) => {
+  const { home, proj, deep } = layout(t);
+  const e = await runCli(['export', '--to', 'claude-code'], { home, cwd: deep });
+  assert.equal(e.code, 0, e.stdout + e.stderr);
+  assert.ok(existsSync(join(proj, '.claude', 'agents', 'docs-writer.md')), e.stdout);
+  assert.ok(!existsSync(join(deep, '.claude')), 'nothing is written into the subfolder');
+  assert.equal(NOTICE.exec(e.stderr)?.[1], proj);
+  const c = await runCli(['call', 'list_modes'], { home, cwd: deep });
+  assert.equal(c.code, 0, c.stderr);
+  assert.match(c.stdout, /docs-writer/);
+  assert.equal(NOTICE.exec(c.stderr)?.[1], proj, 'call says which project the server it starts uses');
+});
