@@ -13,7 +13,7 @@ import { prepareMode, writtenByExport, type ExportContext, type ExportMode, type
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED, pluginAgent } from '../export/claude-code.js';
 import { DEFAULT_PLUGIN_NAME } from '../export/claude-plugin.js';
 import { cliProjectRoot } from './project-root.js';
-import { findOnPath, notOnPathHint } from './on-path.js';
+import { findOnPath, notOnPathHint, selfCommand } from './on-path.js';
 import { DEFAULT_HOOK_URL, hookNotes, hookRunner, hookUrl, launcherFor, launcherWords, placeCheck } from './export-hooks.js';
 import { pluginName, pluginNotes, writeClaudePlugin } from './export-claude-plugin.js';
 import { vscodeAgent } from '../export/vscode.js';
@@ -256,7 +256,9 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
   io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
   const n = broken.ours.length;
-  if (n > 0 && args.mode.length === 0) io.out(`${n === 1 ? 'A broken mode was left' : `${n} problems in the mode files left modes`} out of this export: fix ${n === 1 ? 'it' : 'them'} (roo-modes-server validate) and export again.\n`);
+  // The hint names a command that runs here (node …/dist/main.cjs in a clone not on PATH).
+  const me = io.mainPath === undefined ? 'roo-modes-server' : selfCommand(io.env, io.mainPath, process.cwd());
+  if (n > 0 && args.mode.length === 0) io.out(`${n === 1 ? 'A broken mode was left' : `${n} problems in the mode files left modes`} out of this export: fix ${n === 1 ? 'it' : 'them'} (${me} validate) and export again.\n`);
   else if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
   return failed ? 1 : 0;
 }
