@@ -50,7 +50,12 @@ export class Core {
   #listing: Promise<ToolListing> | null = null;
   #store: Promise<SharedStore> | null = null;
 
-  constructor(readonly config: ServerConfig, readonly version: string, readonly sink: LogSink, readonly log: Logger) {
+  /**
+   * `workingRoot`: the project when none is configured and no client names one, the folder main
+   * found by walking up from the working directory (paths/project-root.ts).
+   */
+  constructor(readonly config: ServerConfig, readonly version: string, readonly sink: LogSink, readonly log: Logger,
+    readonly workingRoot: string = process.cwd()) {
     // Each connection has its own view of the sink (its own forward); records reach all of them.
     sink.forward = (record) => { for (const c of this.#live) c.sink.forward?.(record); };
   }
@@ -86,7 +91,7 @@ export class Core {
     this.#modes = Promise.all([import('./modes/registry.js'), import('./modesets/legacy.js')]).then(async ([{ ModeRegistry }, { convertLegacyRoles }]) => {
       const p = this.config.paths;
       const registry = new ModeRegistry({
-        projectRoot: p.project_root ?? process.cwd(),
+        projectRoot: p.project_root ?? this.workingRoot,
         configDir: p.global_config_dir,
         globalModesFile: p.global_modes_file,
         modesetsDir: this.config.modesets.dir,

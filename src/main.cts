@@ -63,7 +63,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
     const { runHook, readStdin } = await hookModule();
     return runHook(rest, { ...io, stdin: readStdin });
   },
-  export: async (rest) => (await import('./cli/export.js')).runExport(rest, io),
+  export: async (rest) => (await import('./cli/export.js')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {
     if (rest.length > 0) return usageError(`unexpected argument ${JSON.stringify(rest[0])}`);
     io.out((await import('./cli/serve.js')).serveHelp(VERSION));
@@ -129,10 +129,20 @@ async function serve(argv: string[]): Promise<number> {
     forward: null,
   };
   const log = createLogger(sink);
-  // Over HTTP many clients share one server: the project is fixed at start (flag or working
-  // directory), never switched by one client's roots.
-  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: process.cwd() } };
-  const core = new Core(config, VERSION, sink, log);
+  // No project named (flag, environment, config file): the nearest folder up from here that holds
+  // .roomodes, .roo/ or .git, said on stderr when it is not this one (stdout is the protocol's).
+  let workingRoot = process.cwd();
+  if (config.paths.project_root === null) {
+    const { findProjectRoot, rootNotice } = await import('./paths/project-root.js');
+    const found = findProjectRoot(workingRoot, { homeDir: process.env.HOME || (await import('node:os')).homedir() });
+    const note = rootNotice(found, 'roo-modes-server');
+    if (note !== null) io.err(note);
+    workingRoot = found.root;
+  }
+  // Over HTTP many clients share one server: the project is fixed at start (configured or found),
+  // never switched by one client's roots.
+  if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: workingRoot } };
+  const core = new Core(config, VERSION, sink, log, workingRoot);
   if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
@@ -166,7 +176,11 @@ async function serve(argv: string[]): Promise<number> {
   process.once('SIGINT', onSignal);
 
   // Started by hand in a terminal, a server waiting on stdin looks like a hang: one line says why.
-  if (process.stdin.isTTY) io.err('roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: roo-modes-server demo, or roo-modes-server --help\n');
+  // The hint names a command that runs here: in a clone not yet on PATH, `node dist/main.cjs`.
+  if (process.stdin.isTTY) {
+    const me = (await import('./cli/on-path.js')).selfCommand(process.env, MAIN_PATH, process.cwd());
+    io.err(`roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: ${me} demo, or ${me} --help\n`);
+  }
   const writer = runWriter(outgoing, process.stdout, stdoutGiveUp.signal);
   const reader = runReader(process.stdin, incoming, config.server.max_message_bytes, stop.signal);
   await conn.done;

@@ -48,9 +48,9 @@ export class Services {
     this.#projectRoot = config.paths.project_root;
   }
 
-  /** The project in force: configured, else from the client's roots, else the working directory. */
+  /** The project in force: configured, else from the client's roots, else the one the catalogue reads (found from the working directory). */
   get projectRoot(): string {
-    return this.#projectRoot ?? process.cwd();
+    return this.#projectRoot ?? this.modes.projectRoot ?? process.cwd();
   }
 
   get projectRootConfigured(): boolean { return this.config.paths.project_root !== null; }

@@ -13,6 +13,8 @@ import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../js
 import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
 import { mergeNestedMember } from '../jsonc/edit.js';
 import { readCommand, UsageError, type Command, type Option, type Values } from './options.js';
+import { cliProjectRoot } from './project-root.js';
+import { findOnPath, notOnPathHint } from './on-path.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
@@ -58,8 +60,10 @@ const COMMAND: Command<typeof OPTIONS> = {
 
 A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
 team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
-the package where the client runs), the project is the client's own folder (VS Code:
-\${workspaceFolder}), and --sessions-dir is written relative to the project or to ~.
+the package where the client runs; where PATH has none here, stderr says how), the server's
+project is the client's own folder (VS Code: \${workspaceFolder}), and --sessions-dir is written
+relative to the project or to ~. Without --project-root the file goes into the project found up
+from the current folder (.roomodes, .roo/ or .git), as git finds its repository.
 A per-user file (--global, --client claude) or --file gets this installation's absolute paths:
 node and its dist/main.cjs, so it does not depend on PATH.`,
 };
@@ -124,7 +128,13 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const path = platform === 'win32' ? win32 : posix;
   const cwd = io.cwd ?? process.cwd();
   const projectRoot = o.projectRoot === undefined ? undefined : path.resolve(cwd, o.projectRoot);
-  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o.global, platform, io.env, projectRoot ?? cwd, path);
+  const shared = o.file === undefined && !o.global && spec.project !== undefined;
+  // A project file goes to the project found up from here (as git finds its repository), not into
+  // the subfolder the command was run in; the entry still names no folder (the client's own is used).
+  // (ROO_PROJECT_ROOT is the server's variable, never read here; only the real platform's folders are walked.)
+  const walk = shared && projectRoot === undefined && platform === process.platform;
+  const project = projectRoot ?? (walk ? cliProjectRoot(undefined, { env: { ...io.env, ROO_PROJECT_ROOT: undefined }, err: io.err }, cwd) : cwd);
+  const file = o.file !== undefined ? path.resolve(cwd, o.file) : locate(client, o.global, platform, io.env, project, path);
   if (projectRoot !== undefined && !o.force) {
     const info = await stat(projectRoot).catch(() => null);
     if (!info?.isDirectory()) {
@@ -133,8 +143,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     }
   }
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
-  const shared = o.file === undefined && !o.global && spec.project !== undefined;
-  const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(platform, io.env), path) : null;
+  const place = shared ? sharedPlaces(spec.projectVar, project, homeOf(platform, io.env), path) : null;
   const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
   if (command === undefined || (!shared && entryArgs.length === 0)) {
     io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
@@ -234,11 +243,13 @@ async function edit(target: string, c: EditContext): Promise<number> {
   const entryText = JSON.stringify(entry, null, 2);
   if (outcome.action === 'unchanged') {
     io.out(`unchanged: "${o.name}" in ${file} is already up to date\n`);
+    warnIfNotOnPath(entry, io);
     return 0;
   }
   if (c.dryRun) {
     io.err(`dry run: would ${outcome.action === 'added' ? 'add' : 'update'} "${o.name}" in ${file}; the resulting file follows\n`);
     io.out(outcome.text);
+    warnIfNotOnPath(entry, io);
     return 0;
   }
   let saved: string | undefined;
@@ -254,5 +265,18 @@ async function edit(target: string, c: EditContext): Promise<number> {
   }
   const verb = old === undefined ? 'created' : outcome.action;
   io.out(`${verb}: "${o.name}" in ${file}${saved === undefined ? '' : ` (previous version kept as ${saved})`}\n${entryText}\n`);
+  warnIfNotOnPath(entry, io);
   return 0;
+}
+
+/**
+ * A project file's entry runs `roo-modes-server` found on PATH: where PATH has none (the package is
+ * not installed here), the client cannot start the server, so the user hears it now, with the fix.
+ * A per-user entry runs absolute paths and needs no such check.
+ */
+function warnIfNotOnPath(entry: Record<string, unknown>, io: AddToMcpConfigIo): void {
+  const command = entry.command;
+  if (typeof command !== 'string' || command !== SHARED_LAUNCHER[0]) return;
+  if (findOnPath(command, io.env, io.platform ?? process.platform) !== null) return;
+  io.err(notOnPathHint('roo-modes-server add-to-mcp-config', command, 'this entry', io.entryCommand[1]));
 }

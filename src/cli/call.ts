@@ -15,6 +15,7 @@ import {
 import { ShellWordsError, splitShellWords } from '../export/shell-words.js';
 import { readScript, resolveReferences, type Step } from './call-script.js';
 import { readCommand, usageMessage, UsageError, type Command, type Option, type Values } from './options.js';
+import { cliProjectRoot } from './project-root.js';
 import { stepHeading, stepRecord } from './call-output.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
 import { PROTOCOL_VERSIONS } from '../mcp/lifecycle.js';
@@ -66,7 +67,7 @@ const OPTIONS = [
   { name: '--script', kind: 'path', value: 'FILE',
     help: 'JSON lines, one call each: {"tool": "...", "arguments": {...}} or {"method": "...", "params": {...}}, all in one session; a string argument that is exactly $prev.<path> or $<line>.<path> (e.g. $prev.metadata.session_id, $2.list[0].id) is replaced by that field of an earlier result; as text, each answer opens with a line "==> line N: NAME <==" naming its call' },
   { name: '--server', kind: 'string', value: '"CMD"', parse: serverWords,
-    help: 'the server command line (shell-style quoting, no expansion); default: this server in the current directory (another project: --server "roo-modes-server --project-root DIR")' },
+    help: 'the server command line (shell-style quoting, no expansion); default: this server, in the project found from the current directory (the nearest folder up holding .roomodes, .roo/ or .git; another project: --server "roo-modes-server --project-root DIR")' },
   { name: '--url', kind: 'string', value: 'URL', parse: httpUrl,
     help: 'talk to a running server over Streamable HTTP instead (serve --http), e.g. http://127.0.0.1:3000/mcp; its token comes from ROO_MODES_HTTP_TOKEN' },
   { name: '--sessions-dir', kind: 'path', value: 'DIR',
@@ -192,6 +193,9 @@ export async function runCall(argv: string[], io: CallIo): Promise<number> {
     return 2;
   }
   const [command, ...args] = parsed.server ?? io.selfCommand;
+  // This server, started here, walks up to the project as every command does; its stderr is not
+  // shown, so the walk's one line is said here (a config file may name the project instead).
+  if (parsed.server === undefined && parsed.url === undefined && !io.env.ROO_MODES_CONFIG) cliProjectRoot(undefined, io);
   if (command === undefined) {
     io.err(`${usageMessage('call', 'no server command (give --server)')}\n`);
     return 2;

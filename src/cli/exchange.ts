@@ -55,7 +55,7 @@ export async function runExportMode(argv: string[], io: CliIo): Promise<number> 
   if (typeof args === 'number') return args;
   const slug = args.operands[0]!;
   const home = homeOf(io);
-  const sources = modeSources(args, io.env);
+  const sources = modeSources(args, io);
   const cat = await loadCatalogue({ ...sources, homeDir: home });
   const mode = cat.get(slug);
   if (!mode) {
@@ -86,7 +86,7 @@ export async function runImportMode(argv: string[], io: CliIo): Promise<number> 
   }
   try {
     const parsed = parseImport(await readFile(file, 'utf8'));
-    const paths = await scopePaths(args.global ? 'global' : 'project', { ...modeSources(args, io.env), homeDir: homeOf(io) });
+    const paths = await scopePaths(args.global ? 'global' : 'project', { ...modeSources(args, io), homeDir: homeOf(io) });
     const report = await importModes(parsed, paths, args.dryRun);
     io.out(args.json ? `${JSON.stringify(report, null, 2)}\n` : `${importSummary(report)}\n`);
     return 0;

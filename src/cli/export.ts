@@ -12,6 +12,8 @@ import type { UpsertOutcome } from '../jsonc/edit.js';
 import { prepareMode, writtenByExport, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED, pluginAgent } from '../export/claude-code.js';
 import { DEFAULT_PLUGIN_NAME } from '../export/claude-plugin.js';
+import { cliProjectRoot } from './project-root.js';
+import { findOnPath, notOnPathHint, selfCommand } from './on-path.js';
 import { DEFAULT_HOOK_URL, hookNotes, hookRunner, hookUrl, launcherFor, launcherWords, placeCheck } from './export-hooks.js';
 import { pluginName, pluginNotes, writeClaudePlugin } from './export-claude-plugin.js';
 import { vscodeAgent } from '../export/vscode.js';
@@ -30,6 +32,8 @@ export interface ExportIo {
   out(text: string): void;
   err(text: string): void;
   env: NodeJS.ProcessEnv;
+  /** This installation's dist/main.cjs: named (on stderr only) in the hint when the launcher is not on PATH. */
+  mainPath?: string;
 }
 
 /** The targets: each turns one prepared mode into one file (or a refusal). */
@@ -57,7 +61,7 @@ const OPTIONS = [
   { name: '--builtins', kind: 'switch', help: 'also export the built-in modes (their instructions name Roo-only tools)' },
   { name: '--include-global', kind: 'switch', help: 'also export your global (personal) modes (~/.roo-code, an editor\'s storage, ~/.kilocodemodes): they go into the project\'s shared files, and teammates do not have them' },
   { name: '--out', kind: 'path', value: 'DIR', help: 'where to write (default: the project root)' },
-  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT or .)' },
+  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project whose modes are read (default: $ROO_PROJECT_ROOT, else the nearest folder up from here holding .roomodes, .roo/ or .git, else .)' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
   { name: '--check', kind: 'switch', help: 'write nothing; exit 1 when a file differs from what export would write' },
   { name: '--force', kind: 'switch', help: 'also replace files export did not write (its own are always updated)' },
@@ -150,7 +154,7 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const target = args.to!;
   const settings = args.settingsLocal ? 'local' : args.settings ? 'shared' : undefined;
   const enforce = args.enforce[0];
-  const projectRoot = resolve(expandHome(args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env));
+  const projectRoot = cliProjectRoot(args.projectRoot, io);
   const outDir = resolve(expandHome(args.out ?? projectRoot, io.env));
   const catalogue = await loadCatalogue({
     projectRoot, configDir: resolve(expandHome(args.configDir ?? (io.env.ROO_CONFIG_DIR || '~/.roo-code'), io.env)),
@@ -243,10 +247,18 @@ export async function runExport(argv: string[], io: ExportIo): Promise<number> {
   const runsLauncher = (claudeHooks && ctx.hook.kind === 'command') || enforce !== undefined;
   const local = runsLauncher ? ctx.entryCommand.filter(machinePath) : [];
   if (local.length > 0) report.push(`  warning: the hook command names ${local.join(', ')}, a path that exists only where it was made`);
+  // A launcher found through PATH (roo-modes-server by default) that PATH does not have here: the
+  // hooks would fail (or block every call) on this machine until it is installed.
+  const word = ctx.entryCommand[0];
+  if (runsLauncher && launcher.launcher.kind === 'command' && word !== undefined && !word.includes('/') && !word.includes('${') && findOnPath(word, io.env) === null) {
+    io.err(notOnPathHint('roo-modes-server export', word, 'the hook this export writes', word === 'roo-modes-server' ? io.mainPath : undefined));
+  }
   const what = `${modes.length} mode${modes.length === 1 ? '' : 's'}`;
   io.out(`export --to ${target}${args.check ? ' --check' : ''} (${what}) ${args.check ? 'against' : 'into'} ${outDir}:\n${report.join('\n')}\n`);
   const n = broken.ours.length;
-  if (n > 0 && args.mode.length === 0) io.out(`${n === 1 ? 'A broken mode was left' : `${n} problems in the mode files left modes`} out of this export: fix ${n === 1 ? 'it' : 'them'} (roo-modes-server validate) and export again.\n`);
+  // The hint names a command that runs here (node …/dist/main.cjs in a clone not on PATH).
+  const me = io.mainPath === undefined ? 'roo-modes-server' : selfCommand(io.env, io.mainPath, process.cwd());
+  if (n > 0 && args.mode.length === 0) io.out(`${n === 1 ? 'A broken mode was left' : `${n} problems in the mode files left modes`} out of this export: fix ${n === 1 ? 'it' : 'them'} (${me} validate) and export again.\n`);
   else if (args.check && failed) io.out('Some files are not what export would write: run the same command without --check.\n');
   return failed ? 1 : 0;
 }

@@ -1,6 +1,8 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
+import { homedir } from 'node:os';
 import { resolve } from 'node:path';
+import { findProjectRoot } from '../paths/project-root.js';
 import { loadCatalogue, readModeLayer, type Catalogue } from '../modes/catalogue.js';
 import { loadOneMode } from '../modes/one-mode.js';
 import { compileMode, type CompiledMode } from '../modes/permissions.js';
@@ -33,7 +35,7 @@ type Target = (typeof TARGETS)[number];
 const OPTIONS = [
   { name: '--mode', kind: 'string', value: 'SLUG', help: 'the mode to enforce' },
   { name: '--by-agent', kind: 'switch', help: `(claude-code) the mode whose exported agent name (the slug lower-cased) is the event's agent_type; no objection outside such a subagent. For one hook in .claude/settings.json that serves every exported agent.` },
-  { name: '--project-root', kind: 'path', value: 'DIR', help: `the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR first; else the event's cwd or first workspace root)` },
+  { name: '--project-root', kind: 'path', value: 'DIR', help: `the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR first; else the nearest folder holding .roomodes, .roo/ or .git up from the event's cwd or first workspace root)` },
   { name: '--agent', kind: 'string', value: 'NAME', help: "judge only calls made by this subagent (the event's agent_type); every other call passes" },
   { name: '--edits-only', kind: 'switch', help: 'judge only edit tools; others pass' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'global modes folder (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
@@ -114,11 +116,14 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
   if (args.plugin !== undefined && !event.agentType!.startsWith(prefix)) return none();
   const agentType = event.agentType?.slice(prefix.length) ?? null;
   const env = io.env;
-  const rootGiven = args.projectRoot
-    ?? ((cursor ? env.CURSOR_PROJECT_DIR || undefined : undefined) ?? (env.CLAUDE_PROJECT_DIR || undefined))
-    ?? (cursor ? event.workspaceRoot ?? event.cwd : event.cwd ?? event.workspaceRoot) ?? undefined;
-  if (rootGiven === undefined) return fail('no project root: pass --project-root, or run under the agent (CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR) with an absolute cwd or workspace root in the event');
-  const projectRoot = resolve(expandHome(rootGiven, env));
+  const rootNamed = args.projectRoot
+    ?? ((cursor ? env.CURSOR_PROJECT_DIR || undefined : undefined) ?? (env.CLAUDE_PROJECT_DIR || undefined));
+  const eventFolder = (cursor ? event.workspaceRoot ?? event.cwd : event.cwd ?? event.workspaceRoot) ?? undefined;
+  if (rootNamed === undefined && eventFolder === undefined) return fail('no project root: pass --project-root, or run under the agent (CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR) with an absolute cwd or workspace root in the event');
+  // Only the event's folder is walked up from (the session may have started in a subfolder); a
+  // named root is the project as given. Silent: the agent shows a hook's stderr as its message.
+  const projectRoot = rootNamed !== undefined ? resolve(expandHome(rootNamed, env))
+    : findProjectRoot(eventFolder!, { homeDir: env.HOME || homedir() }).root;
   const sources = {
     projectRoot,
     configDir: resolve(expandHome(args.configDir ?? (env.ROO_CONFIG_DIR || '~/.roo-code'), env)),

@@ -8,23 +8,25 @@ import type { MatrixPlace } from '../app/matrix.js';
 import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
 import { expandHome, readCommand, type Command, type Option } from './options.js';
+import { cliProjectRoot } from './project-root.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
 
 /** Where the modes come from: modes, validate, export-mode and import-mode take these options. */
 export const SOURCE_OPTIONS = [
-  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project (default: $ROO_PROJECT_ROOT or the current directory)' },
+  { name: '--project-root', kind: 'path', value: 'DIR', help: 'the project (default: $ROO_PROJECT_ROOT, else the nearest folder up from here holding .roomodes, .roo/ or .git, else the current directory)' },
   { name: '--config-dir', kind: 'path', value: 'DIR', help: 'the global config dir (default: $ROO_CONFIG_DIR or ~/.roo-code)' },
   { name: '--global-modes-file', kind: 'path', value: 'FILE', help: "use this global modes file instead of the config dir's" },
 ] as const satisfies readonly Option[];
 
 export interface ModeSources { projectRoot: string; configDir: string; globalModesFile: string | null }
 
-/** The folders and file the source options name, each absolute, the environment filling what is not given. */
-export function modeSources(v: { projectRoot?: string | undefined; configDir?: string | undefined; globalModesFile?: string | undefined }, env: NodeJS.ProcessEnv): ModeSources {
+/** The folders and file the source options name, each absolute, the environment (then the walk up from here) filling what is not given. */
+export function modeSources(v: { projectRoot?: string | undefined; configDir?: string | undefined; globalModesFile?: string | undefined }, io: Pick<CliIo, 'env' | 'err'>): ModeSources {
+  const env = io.env;
   const pick = (given: string | undefined, envName: string, fallback: string): string => resolve(expandHome(given ?? (env[envName] || fallback), env));
   return {
-    projectRoot: pick(v.projectRoot, 'ROO_PROJECT_ROOT', process.cwd()),
+    projectRoot: cliProjectRoot(v.projectRoot, io),
     configDir: pick(v.configDir, 'ROO_CONFIG_DIR', '~/.roo-code'),
     globalModesFile: v.globalModesFile === undefined ? null : resolve(v.globalModesFile),
   };
@@ -72,7 +74,7 @@ function table(rows: string[][]): string {
 export async function runModes(argv: string[], io: CliIo): Promise<number> {
   const args = readCommand(COMMAND, argv, io);
   if (typeof args === 'number') return args;
-  const sources = modeSources(args, io.env);
+  const sources = modeSources(args, io);
   const cat = await loadCatalogue({ ...sources, homeDir: io.env.HOME || homedir(), env: io.env });
   const globalLine = `Global modes file: ${cat.globalFile ?? 'none found'}\n`;
   if (args.html !== undefined) return writeHtml(resolve(args.html), cat, { projectRoot: sources.projectRoot, homeDir: io.env.HOME || homedir() }, io);

@@ -3,8 +3,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { tempDir } from './harness.js';
+import { dirname, join } from 'node:path';
+import { findOnPath } from '../../src/cli/on-path.js';
+import { MAIN, tempDir } from './harness.js';
 import { runCli } from './cli-run.js';
 
 const GOOD = `  - slug: docs
@@ -37,7 +38,9 @@ test('a broken mode is named, the rest is written, and export and --check exit 1
   assert.deepEqual(agents(root), ['docs.md'], 'the valid mode is written, the broken one and the personal one are not');
   assert.match(r.stdout, /skipped \(broken\): .*\.roomodes:6: mode "bad" was skipped: groups\[1\]: .*nope/);
   assert.match(r.stdout, /wrote: .*docs\.md/);
-  assert.match(r.stdout, /A broken mode was left out of this export: fix it \(roo-modes-server validate\) and export again\.\n$/);
+  // The command named is one that runs here: roo-modes-server on PATH, else node and this checkout's main file.
+  const me = findOnPath('roo-modes-server', process.env) !== null ? 'roo-modes-server' : `node ${join(dirname(MAIN), 'main.cjs')}`;
+  assert.ok(r.stdout.endsWith(`A broken mode was left out of this export: fix it (${me} validate) and export again.\n`), r.stdout);
   const check = await runCli(['export', '--to', 'claude-code', '--check'], { env, cwd: root });
   assert.equal(check.code, 1, check.stdout);
   assert.match(check.stdout, /unchanged: .*docs\.md/);

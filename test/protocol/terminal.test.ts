@@ -2,7 +2,10 @@
 // so it is not taken for a hang; with stdin a pipe (any MCP client) nothing changes.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
+import { chmodSync, mkdirSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join } from 'node:path';
+import { findOnPath } from '../../src/cli/on-path.js';
 import { MAIN, tempDir } from './harness.js';
 import { runCli } from './cli-run.js';
 
@@ -26,12 +29,32 @@ const ON_A_TTY = [
   'sys.exit(child.wait())',
 ].join('\n');
 
-const LINE = 'roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: roo-modes-server demo, or roo-modes-server --help\n';
+const line = (me: string): string => `roo-modes-server: waiting for an MCP client on stdin (one JSON-RPC message per line; Ctrl-D ends). To try it by hand: ${me} demo, or ${me} --help\n`;
+/** python3's own executable (a version manager's shim on PATH may need a shell the test's PATH leaves out). */
+function python(): string | null {
+  const r = spawnSync('python3', ['-c', 'import sys; print(sys.executable)'], { encoding: 'utf8' });
+  return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : null;
+}
+const PYTHON = python();
+const MAIN_CJS = join(dirname(MAIN), 'main.cjs');
 const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tty","version":"1"}}}\n';
 
-test('in a terminal the server says on stderr, in one line, that it waits for a client and how to try it', async (t) => {
+/** A PATH with python3's folder and, when `withCommand`, a folder holding a `roo-modes-server` stand-in. */
+function pathFor(home: string, withCommand: boolean): string {
+  const bin = join(home, 'bin');
+  mkdirSync(bin);
+  if (withCommand) { writeFileSync(join(bin, 'roo-modes-server'), '#!/bin/sh\n'); chmodSync(join(bin, 'roo-modes-server'), 0o755); }
+  return [bin, dirname(PYTHON!)].join(delimiter);
+}
+
+for (const [withCommand, me] of [[true, 'roo-modes-server'], [false, `node ${MAIN_CJS}`]] as const) {
+test(`in a terminal the server says on stderr, in one line, that it waits for a client and how to try it (${withCommand ? 'roo-modes-server on PATH' : 'not on PATH: node and the main file'})`, async (t) => {
+  if (PYTHON === null) { t.skip('python3 is needed for the pseudo-terminal'); return; }
+  // The hint names a command that runs here: roo-modes-server where PATH has it, else node and this checkout's main file.
+  if (!withCommand && findOnPath('roo-modes-server', { PATH: dirname(PYTHON) }) !== null) { t.skip('python3\'s folder holds a roo-modes-server'); return; }
+  const LINE = line(me);
   const home = tempDir(t, 'rms-tty-home-');
-  const child = spawn('python3', ['-c', ON_A_TTY, process.execPath, MAIN], { cwd: home, env: { ...process.env, HOME: home, ROO_MODES_LOG_LEVEL: '' }, stdio: ['pipe', 'pipe', 'pipe'] });
+  const child = spawn(PYTHON, ['-c', ON_A_TTY, process.execPath, MAIN], { cwd: home, env: { ...process.env, HOME: home, ROO_MODES_LOG_LEVEL: '', PATH: pathFor(home, withCommand) }, stdio: ['pipe', 'pipe', 'pipe'] });
   t.after(() => { child.kill('SIGKILL'); });
   let stdout = '';
   let stderr = '';
@@ -54,6 +77,7 @@ test('in a terminal the server says on stderr, in one line, that it waits for a 
   const answer = JSON.parse(stdout.trim()) as { id: number; result: { serverInfo: { name: string } } };
   assert.deepEqual([answer.id, answer.result.serverInfo.name], [1, 'roo-modes-server']);
 });
+}
 
 test('with stdin a pipe (an MCP client) there is no such line, nor anything else on stderr', async () => {
   const r = await runCli([], { input: INIT, env: { ROO_MODES_LOG_LEVEL: '' } });

@@ -99,9 +99,14 @@ test('validate without files checks the project and global files', async (t) => 
   assert.match(c.out(), /custom_modes\.yaml:1:\d+: mode "bad one" was skipped/);
   const empty = await project(t);
   const e = io({ ROO_PROJECT_ROOT: join(empty, 'project'), ROO_CONFIG_DIR: join(empty, 'config') });
-  assert.equal(await runValidate([], e.io), 0);
-  assert.match(e.out(), /No mode files found/);
+  assert.equal(await runValidate([], e.io), 1, 'finding no mode file at all is an error: a CI step in the wrong folder must not pass');
+  assert.match(e.err(), /^roo-modes-server validate: no mode file found for the project \S+project \(.*--allow-empty/);
+  assert.equal(e.out(), '');
+  const allowed = io({ ROO_PROJECT_ROOT: join(empty, 'project'), ROO_CONFIG_DIR: join(empty, 'config') });
+  assert.equal(await runValidate(['--allow-empty'], allowed.io), 0);
+  assert.match(allowed.out(), /No mode files found/);
   const h = io();
   assert.equal(await runValidate(['--help'], h.io), 0);
   assert.match(h.out(), /Usage: roo-modes-server validate/);
+  assert.match(h.out(), /--allow-empty/);
 });
