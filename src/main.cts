@@ -172,10 +172,16 @@ function closeLog(stream: WriteStream | null): Promise<void> {
   return stream ? new Promise<void>((resolve) => stream.end(resolve)) : Promise.resolve();
 }
 
+const command = process.argv[2] !== undefined && Object.prototype.hasOwnProperty.call(COMMANDS, process.argv[2]) ? process.argv[2] : '';
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
-  (err: unknown) => {
-    process.stderr.write(`roo-modes-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  async (err: unknown) => {
     process.exitCode = 1;
+    // An error we raised on purpose (a file the OS would not let us write, say) already says what
+    // and where in one line; only a bug earns a stack trace.
+    const { RpcError } = await import('./rpc/errors.js');
+    const { cliMessage } = await import('./cli/options.js');
+    const text = err instanceof RpcError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`${cliMessage(command === 'serve' ? '' : command, text)}\n`);
   },
 );

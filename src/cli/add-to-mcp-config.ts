@@ -7,12 +7,13 @@ import { constants as fsConstants } from 'node:fs';
 import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
 import { posix, win32 } from 'node:path';
 import { writeFileAtomic } from '../files/atomic-write.js';
+import { errnoOf, FileWriteError } from '../files/write-errors.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../jsonc/read.js';
 import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
 import { mergeNestedMember } from '../jsonc/edit.js';
-import { readCommand, UsageError, type Command, type Option, type Values } from './options.js';
+import { cliMessage, readCommand, UsageError, type Command, type Option, type Values } from './options.js';
 
 export interface AddToMcpConfigIo {
   out(text: string): void;
@@ -69,8 +70,7 @@ const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
 /** How long a run waits for another run editing the same file. */
 const LOCK_TIMEOUT_MS = 15_000;
 
-const errCode = (err: unknown): string | undefined =>
-  err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+const errCode = errnoOf;
 
 /**
  * The file to read, back up and replace: through any symlinks, so the rename lands on the real
@@ -128,7 +128,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   if (projectRoot !== undefined && !o.force) {
     const info = await stat(projectRoot).catch(() => null);
     if (!info?.isDirectory()) {
-      io.err(`error: the project root ${projectRoot} ${info ? 'is not a directory' : 'does not exist'}; nothing was written (--force to add it anyway)\n`);
+      io.err(`roo-modes-server add-to-mcp-config: the project root ${projectRoot} ${info ? 'is not a directory' : 'does not exist'}; nothing was written (--force to add it anyway)\n`);
       return 2;
     }
   }
@@ -137,12 +137,12 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(platform, io.env), path) : null;
   const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
   if (command === undefined || (!shared && entryArgs.length === 0)) {
-    io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
+    io.err(`${cliMessage('add-to-mcp-config', 'the path of this installation is unknown (entryCommand is empty)')}\n`);
     return 1;
   }
   const sessionsArg = sessionsDir === undefined ? undefined : place === null ? sessionsDir : place(sessionsDir);
   if (sessionsArg === null) {
-    io.err(`error: --sessions-dir ${sessionsDir} is outside the project and the home folder, so the shared ${file} cannot name it; use --global or --file for a per-user file\n`);
+    io.err(`roo-modes-server add-to-mcp-config: --sessions-dir ${sessionsDir} is outside the project and the home folder, so the shared ${file} cannot name it; use --global or --file for a per-user file\n`);
     return 2;
   }
   // In a shared file the project is the client's own folder: named only where the client has a word for it.
@@ -159,7 +159,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   };
   const byHand = `Add this to the "${spec.key}" object by hand:\n${JSON.stringify({ [o.name]: entry }, null, 2).slice(2, -2)}\n`;
   const refuse = (why: string): number => {
-    io.err(`error: ${why}\nThe file was not changed. ${byHand}`);
+    io.err(`${cliMessage('add-to-mcp-config', why)}\nThe file was not changed. ${byHand}`);
     return 1;
   };
 
@@ -201,7 +201,7 @@ interface EditContext {
 async function edit(target: string, c: EditContext): Promise<number> {
   const { file, o, spec, entry, io, refuse } = c;
   // A file too big or too deep to be a client config is refused whole: exit 2, one line.
-  const limit = (why: string): number => { io.err(`error: ${file} ${why}; the file was not changed\n`); return 2; };
+  const limit = (why: string): number => { io.err(`${cliMessage('add-to-mcp-config', `${file} ${why}; the file was not changed`)}\n`); return 2; };
   let old: string | undefined;
   let keep: { uid: number; gid: number; mode: number } | undefined;
   try {
@@ -250,7 +250,7 @@ async function edit(target: string, c: EditContext): Promise<number> {
     if (errCode(err) === 'EPERM' && keep !== undefined) {
       return refuse(`cannot keep ${file} owned by uid ${keep.uid} gid ${keep.gid} when replacing it (${reasonOf(err)}); run as its owner`);
     }
-    return refuse(`cannot write ${file}: ${reasonOf(err)}`);
+    return refuse(err instanceof FileWriteError ? err.message : `cannot write ${file}: ${reasonOf(err)}`);
   }
   const verb = old === undefined ? 'created' : outcome.action;
   io.out(`${verb}: "${o.name}" in ${file}${saved === undefined ? '' : ` (previous version kept as ${saved})`}\n${entryText}\n`);

@@ -7,7 +7,7 @@ import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
 import type { MatrixPlace } from '../app/matrix.js';
 import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
-import { expandHome, readCommand, type Command, type Option } from './options.js';
+import { cliMessage, expandHome, readCommand, type Command, type Option } from './options.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
 
@@ -114,7 +114,7 @@ async function writeHtml(file: string, cat: Catalogue, place: MatrixPlace, io: C
   try {
     await writeFileAtomic(file, staticPage(await readViewPage(), data));
   } catch (err) {
-    io.err(`modes: could not write ${file}: ${(err as Error).message}\n`);
+    io.err(`${cliMessage('modes', (err as Error).message)}\n`);
     return 1;
   }
   io.out(`Wrote the modes view of ${data.modes.length} mode${data.modes.length === 1 ? '' : 's'} to ${file}\n`);
