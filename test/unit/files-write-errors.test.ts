@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { asTargetError, asWriteError, errnoOf, FileWriteError, WRITE_ERRNO } from '../../src/files/write-errors.ts';
-import { makeFolder, removeFile, writeFileAtomic, writeFileExclusive } from '../../src/files/atomic-write.ts';
-import { ERROR_CODES } from '../../src/rpc/errors.ts';
+import { asTargetError, asWriteError, errnoOf, FileWriteError, WRITE_ERRNO } from '../../src/files/write-errors.js';
+import { makeFolder, removeFile, writeFileAtomic, writeFileExclusive } from '../../src/files/atomic-write.js';
+import { ERROR_CODES } from '../../src/rpc/errors.js';
 
 const osError = (code: string, path = '/p/.roomodes.123.abc.tmp'): NodeJS.ErrnoException =>
   Object.assign(new Error(`${code}: something, open '${path}'`), { code, path, syscall: 'open' });
