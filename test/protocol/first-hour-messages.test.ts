@@ -85,7 +85,7 @@ test('a fileRegex at the mode level: its own line and where it belongs, in valid
   await s.initialize();
   await pollUntil(() => s.stderr.includes(`${file}:5:5: ${expected}`), 'the start-up warning', 10_000);
   const answer = (await s.tool(1, 'list_modes')).result;
-  assert.ok(answer.content[0].text.includes(`Problems in the mode files: 1 (see problems); first: ${file}:5:5: ${expected}`), answer.content[0].text);
+  assert.ok(answer.content[0].text.includes(`Problems in the mode files: 1\n- ${file}:5:5: ${expected}\n`), answer.content[0].text);
   const listed = answer.structuredContent;
   assert.deepEqual(listed.problems, [{ file, line: 5, slug: 'docs-writer', reason: expected }]);
   assert.ok(listed.modes.some((m: { slug: string }) => m.slug === 'docs-writer'), 'the mode still loads, as in Roo');
