@@ -7,6 +7,7 @@
 // it guards. Everything but the hook is still ES modules, loaded with import() when asked for.
 import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isatty } from 'node:tty';
 import type { LogSink } from './log.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
@@ -61,7 +62,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   'generate-config': async (rest) => (await import('./cli/generate-config.js')).runGenerateConfig(rest, io),
   hook: async (rest) => {
     const { runHook, readStdin } = await hookModule();
-    return runHook(rest, { ...io, stdin: readStdin });
+    return runHook(rest, { ...io, stdin: readStdin, stdinIsTerminal: isatty(0) });
   },
   export: async (rest) => (await import('./cli/export.js')).runExport(rest, io),
   help: async (rest) => {
