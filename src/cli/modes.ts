@@ -7,6 +7,7 @@ import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
 import type { MatrixPlace } from '../app/matrix.js';
 import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
+import { displayWidth, padToWidth } from './display-width.js';
 import { cliMessage, expandHome, readCommand, type Command, type Option } from './options.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
@@ -64,9 +65,10 @@ function matrixRows(modes: readonly Mode[]): string[][] {
   })])];
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => [...r[c]!].length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell + ' '.repeat(widths[c]! - [...cell].length))).join('  ').trimEnd()).join('\n');
+/** Columns padded by display width, so a name with an emoji (two columns) does not shift the rest. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]!))));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : padToWidth(cell, widths[c]!))).join('  ').trimEnd()).join('\n');
 }
 
 export async function runModes(argv: string[], io: CliIo): Promise<number> {
