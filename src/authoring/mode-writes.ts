@@ -23,6 +23,8 @@ export interface ScopeConfig {
 
 /** The schema's default of `backups.keep`, for callers without a config (the CLI commands). */
 export const DEFAULT_BACKUPS_KEEP = 20;
+/** The project's one backups folder (under its root): mode-file writes and replaced client configs. */
+export const PROJECT_BACKUPS = join('.roo', 'backups');
 
 export interface ScopePaths {
   scope: Scope;
@@ -46,7 +48,7 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
   if (scope === 'project') {
     if (c.projectRoot === null) throw new ValidationError('No project root is known, so there is no project mode file', { message: 'set --project-root or use scope "global"' });
     const root = resolve(c.projectRoot);
-    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP, leases: c.leases ?? null };
+    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, PROJECT_BACKUPS), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP, leases: c.leases ?? null };
   }
   let modeFile = c.globalModesFile !== null ? resolve(c.globalModesFile) : null;
   for (const name of ['modes.yaml', 'custom_modes.yaml']) {

@@ -5,7 +5,8 @@
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
 import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { posix, win32 } from 'node:path';
+import { basename, isAbsolute, join, posix, relative, win32 } from 'node:path';
+import { backUp, DEFAULT_BACKUPS_KEEP, PROJECT_BACKUPS } from '../authoring/mode-writes.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { errnoOf, FileWriteError } from '../files/write-errors.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
@@ -55,7 +56,8 @@ const COMMAND: Command<typeof OPTIONS> = {
   usage: [`--client ${Object.keys(CLIENTS).join('|')} [options]`],
   about: "Adds (or updates) this server in the client's MCP config, keeping every other entry, key and comment.",
   options: OPTIONS,
-  notes: `The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
+  notes: `The old file is kept in the project's .roo/backups/ (a global file: beside it, as
+FILE.bak-<timestamp>); the new one is written atomically.
 
 A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
 team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
@@ -87,7 +89,20 @@ export async function resolveTarget(file: string): Promise<string | { refused: s
   return dangling ? { refused: `${file} is a symbolic link to a file that does not exist; create that file or remove the link` } : file;
 }
 
-export async function backup(file: string): Promise<string> {
+/**
+ * Keeps a copy of `file` before it is replaced; returns the copy's path. A file inside `project`
+ * goes to the project's one backups folder, `.roo/backups/<time>-config-<path>/` (where mode-file
+ * writes keep theirs, the newest 20 kept), so a project ignores one folder instead of
+ * `*.bak-*` files scattered beside its configs. A file elsewhere (a user's global config) is
+ * copied beside itself as `FILE.bak-<time>`.
+ */
+export async function backup(file: string, project: string | null = null): Promise<string> {
+  const rel = project === null ? '' : relative(project, file);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) {
+    const label = `config-${rel.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
+    const dir = await backUp(join(project!, PROJECT_BACKUPS), label, [file], DEFAULT_BACKUPS_KEEP);
+    return join(dir!, basename(file));
+  }
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   for (let n = 0; ; n++) {
     const target = `${file}.bak-${stamp}${n === 0 ? '' : `-${n}`}`;
@@ -132,6 +147,8 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
       return 2;
     }
   }
+  // Where a backup of a project's config goes (its .roo/backups/); a --global file has none.
+  const project = o.global ? null : projectRoot ?? cwd;
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
   const shared = o.file === undefined && !o.global && spec.project !== undefined;
   const place = shared ? sharedPlaces(spec.projectVar, projectRoot ?? cwd, homeOf(platform, io.env), path) : null;
@@ -165,7 +182,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
 
   const target = await resolveTarget(file);
   if (typeof target !== 'string') return refuse(target.refused);
-  if (o.dryRun) return edit(target, { file, o, spec, entry, io, refuse, dryRun: true });
+  if (o.dryRun) return edit(target, { file, o, spec, entry, io, refuse, dryRun: true, project });
   // Read-modify-write under a lock beside the file: concurrent runs queue instead of each writing
   // its own edit of the same old text (ten parallel runs used to keep only three entries).
   try {
@@ -181,7 +198,7 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
     return refuse(`another run (${err.owner === null ? 'a process' : `process ${err.owner}`}) kept ${file} locked for ${LOCK_TIMEOUT_MS / 1000} s; try again`);
   }
   try {
-    return await edit(target, { file, o, spec, entry, io, refuse, dryRun: false });
+    return await edit(target, { file, o, spec, entry, io, refuse, dryRun: false, project });
   } finally {
     await lock.release();
   }
@@ -195,6 +212,8 @@ interface EditContext {
   io: AddToMcpConfigIo;
   refuse(why: string): number;
   dryRun: boolean;
+  /** The project whose .roo/backups/ keeps the old file, when the file is in it; null: beside the file. */
+  project: string | null;
 }
 
 /** Reads, merges and (unless a dry run) writes the config; returns the exit code. */
@@ -243,7 +262,7 @@ async function edit(target: string, c: EditContext): Promise<number> {
   }
   let saved: string | undefined;
   try {
-    if (old !== undefined) saved = await backup(target);
+    if (old !== undefined) saved = await backup(target, c.project);
     // The new file keeps the old one's owner, group and mode, even when root runs this.
     await writeFileAtomic(target, outcome.text, keep === undefined ? {} : { keep });
   } catch (err) {

@@ -307,7 +307,8 @@ async function leftovers(folder: string, written: ReadonlyMap<string, string>, o
 
 /** Merges an entry into a JSON config the agent shares with others (a backup kept); false when refused, stale or failed. */
 async function mergeInto(file: string, merge: (text: string) => UpsertOutcome, what: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
-  const merged = await mergeJsonFile(file, merge, what, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write');
+  // The old file's copy goes to the .roo/backups/ of the folder exported into (the project, by default).
+  const merged = await mergeJsonFile(file, merge, what, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write', resolve(expandHome(args.out ?? args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env)));
   if (merged.preview !== undefined) io.out(`==> ${file} (would ${merged.preview.verb}) <==\n${merged.preview.text}\n`);
   report.push(`  ${merged.line}`);
   return merged.ok;

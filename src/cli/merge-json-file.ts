@@ -27,7 +27,7 @@ async function readIfExists(path: string): Promise<string | null> {
 export type MergeMode = 'write' | 'dry-run' | 'check';
 
 /** Applies `merge` to `file` (its text, or '' when absent); `what` names the change in the report. */
-export async function mergeJsonFile(file: string, merge: (text: string) => UpsertOutcome, what: string, mode: MergeMode): Promise<MergeResult> {
+export async function mergeJsonFile(file: string, merge: (text: string) => UpsertOutcome, what: string, mode: MergeMode, project: string | null = null): Promise<MergeResult> {
   const real = await resolveTarget(file);
   if (typeof real !== 'string') return { ok: false, line: `refused: ${real.refused}` };
   let old: string | null;
@@ -46,7 +46,7 @@ export async function mergeJsonFile(file: string, merge: (text: string) => Upser
   if (mode === 'dry-run') return { ok: true, line: `would ${verb}: ${file} (${what})`, preview: { verb, text: outcome.text } };
   try {
     await makeFolder(dirname(real));
-    const saved = old === null ? null : await backup(real);
+    const saved = old === null ? null : await backup(real, project);
     await writeFileAtomic(real, outcome.text);
     return { ok: true, line: `${old === null ? 'wrote' : 'updated'}: ${file} (${what}${saved ? `; previous version kept as ${saved}` : ''})` };
   } catch (err) {
