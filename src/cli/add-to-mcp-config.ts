@@ -4,11 +4,11 @@
 
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
+import { copyFile, lstat, realpath, stat } from 'node:fs/promises';
 import { basename, isAbsolute, join, posix, relative, win32 } from 'node:path';
 import { backUp, DEFAULT_BACKUPS_KEEP, PROJECT_BACKUPS } from '../authoring/mode-writes.js';
-import { writeFileAtomic } from '../files/atomic-write.js';
-import { errnoOf, FileWriteError } from '../files/write-errors.js';
+import { makeFolder, writeFileAtomic } from '../files/atomic-write.js';
+import { asWriteError, errnoOf, FileWriteError } from '../files/write-errors.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../jsonc/read.js';
@@ -186,14 +186,17 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   // Read-modify-write under a lock beside the file: concurrent runs queue instead of each writing
   // its own edit of the same old text (ten parallel runs used to keep only three entries).
   try {
-    await mkdir(path.dirname(target), { recursive: true });
+    await makeFolder(path.dirname(target));
   } catch (err) {
-    return refuse(`cannot create the folder of ${file}: ${reasonOf(err)}`);
+    return refuse(err instanceof FileWriteError ? err.message : `cannot create the folder of ${file}: ${reasonOf(err)}`);
   }
   let lock: PidLock;
   try {
     lock = await acquirePidLock(path.join(path.dirname(target), lockName(path.basename(target))), { timeoutMs: LOCK_TIMEOUT_MS });
   } catch (err) {
+    // The lock file sits beside the config: a folder that refuses it refuses the write itself.
+    const refused = asWriteError(err, file);
+    if (refused instanceof FileWriteError) return refuse(refused.message);
     if (!(err instanceof LockBusyError)) return refuse(`cannot lock ${file}: ${reasonOf(err)}`);
     return refuse(`another run (${err.owner === null ? 'a process' : `process ${err.owner}`}) kept ${file} locked for ${LOCK_TIMEOUT_MS / 1000} s; try again`);
   }

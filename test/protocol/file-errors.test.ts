@@ -86,7 +86,7 @@ test('create_mode and orchestrator_mode_create in an unwritable project answer -
   assert.doesNotMatch(r.stderr, /internal error/i, 'nothing was logged as a bug');
 });
 
-test('import-mode and export-mode --out into an unwritable folder print one line, exit 1, no stack trace', { skip }, async (t) => {
+test('import-mode, export-mode --out, export and add-to-mcp-config into an unwritable folder say which file and why, exit 1, no stack trace', { skip }, async (t) => {
   const { project, home, base } = setUp(t);
   const exported = await run(['export-mode', 'helper', '--project-root', project], home);
   assert.equal(exported.code, 0, exported.stderr);
@@ -101,7 +101,16 @@ test('import-mode and export-mode --out into an unwritable folder print one line
   const wrote = await run(['export-mode', 'helper', '--project-root', project, '--out', out], home);
   assert.equal(wrote.code, 1);
   assert.equal(wrote.stderr, `roo-modes-server export-mode: cannot write ${out}: permission denied (EACCES)\n`);
-  for (const r of [imported, wrote]) assert.doesNotMatch(r.stderr, /^\s+at /m, 'no stack trace');
+  const exported2 = await run(['export', '--to', 'claude-code', '--project-root', project], home);
+  assert.equal(exported2.code, 1);
+  assert.match(exported2.stdout, new RegExp(`^  failed: cannot create the folder ${join(project, '.claude', 'agents').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}: permission denied \\(EACCES\\)$`, 'm'));
+  const added = await run(['add-to-mcp-config', '--client', 'claude-code', '--project-root', project], home);
+  assert.equal(added.code, 1);
+  assert.equal(added.stderr.split('\n')[0], `roo-modes-server add-to-mcp-config: cannot write ${join(project, '.mcp.json')}: permission denied (EACCES)`);
+  for (const r of [imported, wrote, exported2, added]) {
+    assert.doesNotMatch(r.stderr + r.stdout, /^\s+at /m, 'no stack trace');
+    assert.doesNotMatch(r.stderr + r.stdout, /\.tmp\b/, 'no temp file named');
+  }
   assert.equal(existsSync(out), false);
   assert.deepEqual(readdirSync(project), ['.roomodes'], 'nothing left in the project');
 });
