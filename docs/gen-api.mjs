@@ -27,11 +27,11 @@ const CODE_MEANING = {
   INVALID_REQUEST: 'Valid JSON that is not a JSON-RPC request or notification; a line over `server.max_message_bytes` (answered with its id when the line\'s first 512 bytes name one before any `result` or `error`, as clients write it: `{"jsonrpc":"2.0","id":7,…`); a message nested deeper than 1000 levels (answered with its id when it has one; in a 2025-03-26 batch the bound holds per element, so only that element gets this error and the others their answers); a second `initialize`; an empty or misplaced batch; a request before `initialize` under `--strict`.',
   METHOD_NOT_FOUND: 'No such method.',
   INVALID_PARAMS: 'Malformed params of a protocol method (not a tool\'s arguments); an unknown tool or prompt name (the message lists the names there are); a bad pagination cursor.',
-  INTERNAL_ERROR: 'A bug in the server: the message stays bland; the detail and stack go to stderr with the request id. Also an answer too large to send: its message starts `Response not sent:` and names its size and `server.max_message_bytes`; `data` carries `bytes` and `limit`. Also, with session persistence, a session store that cannot serve the call: its folder fails (the message names the path and the OS error) or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`; nothing was changed, and tools that need no store keep working.',
+  INTERNAL_ERROR: 'A bug in the server: the message stays bland; the detail and stack go to stderr with the request id. Also an answer too large to send: its message starts `Response not sent:` and names its size and `server.max_message_bytes`; `data` carries `bytes` and `limit`. Also, with session persistence, a session store that cannot serve the call: its folder fails for a reason other than a refused write (the message names the path and the OS error; a refused write is `-32004` `file_not_writable`) or the session stayed locked by another live process for `sessions.persistence.lock_timeout_ms`; nothing was changed, and tools that need no store keep working.',
   MODE_NOT_FOUND: 'No mode has this slug. The message lists the slugs there are (`data.available_modes` too); when a mode file defines the slug but did not load (it does not parse, or the entry was skipped), the message names that file\'s problem as `file:line:column: reason` (`data.load_problem`).',
   TASK_NOT_FOUND: 'No session has this id (never created, or created by another server process without persistence: see `--sessions-dir` / `ROO_MODES_SESSIONS_DIR`). The message says so. With a shared store (`--store`), `data.reason` says why as far as the store can tell: `evicted` (its record vanished before its timeout), `lost_in_restart` (Redis was restarted and lost its data) or `unknown` (see docs/deployment.md, "What a missing session answers").',
   SESSION_EXPIRED: 'The session existed but went unused for longer than `sessions.timeout`.',
-  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path; an unknown argument that was ignored is named in the message beside the missing one); a bad resource URI (the message gives the URI forms); a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected; a mode file (or the mode sets) locked by another live process, with `data.retryable: true` and `holder_pid`, nothing written; with a shared store, `create_task` past `store.max_task_sessions` (`data.error_type` `session_limit`, `retryable: true`, `retry_after_s`), nothing created.',
+  VALIDATION_ERROR: 'Tool arguments break the tool\'s input schema (`data.issues` gives each JSON path; an unknown argument that was ignored is named in the message beside the missing one); a bad resource URI (the message gives the URI forms); a state change the task does not allow; a mode-set file that is missing, invalid or already exists; a Roo Code IPC bridge that is not connected; a mode file (or the mode sets) locked by another live process, with `data.retryable: true` and `holder_pid`, nothing written; a write the OS refused (`data.error_type` `file_not_writable`, with `path`, `os_error` and `os_reason`: the message reads `cannot write /p/.roomodes: permission denied (EACCES)`); with a shared store, `create_task` past `store.max_task_sessions` (`data.error_type` `session_limit`, `retryable: true`, `retry_after_s`), nothing created.',
   TOOL_RESTRICTION_ERROR: 'The task\'s mode may not use this tool (only with `enforce: true`).',
   FILE_RESTRICTION_ERROR: 'The file is not allowed: outside the mode\'s `fileRegex`, outside the project root, or (mode sets) a name that is a path or leads outside its folder.',
   HEADER_MISMATCH: '2026-07-28 over HTTP only (HTTP 400): `MCP-Protocol-Version`, `Mcp-Method` or `Mcp-Name` is missing or disagrees with the body; the message names the header and both values.',
@@ -52,6 +52,8 @@ const SESSION_GONE = [
 ];
 const SET_NAME_REFUSED = ['FILE_RESTRICTION_ERROR', 'a file name that is a path, contains `..`, or resolves outside its folder'];
 const IPC_NOT_READY = ['VALIDATION_ERROR', 'the bridge is not enabled or not connected (see `roo_ipc_status`)'];
+// A write the OS refused (src/files/write-errors.ts), for every tool that writes a file.
+const FILE_NOT_WRITABLE = ['VALIDATION_ERROR', 'the OS refused a write (permission denied, read-only file system, no space or quota left, a file where a folder should be): the message is `cannot write PATH: REASON (CODE)`; `data.error_type` `file_not_writable`, `path` (the file or folder meant, never a temp name), `os_error` (`EACCES`, `EROFS`, `ENOSPC`, …), `os_reason`, `retryable` (true only for space and quota)'];
 // The mode file's lock, for every tool that writes it (src/authoring/mode-file-lock.ts).
 const MODE_FILE_LOCKED = ['VALIDATION_ERROR', 'another process held the mode file\'s lock for 10 s (`data.error_type` `busy`, `retryable: true`, `holder_pid`), or its lock file is not a regular file (`lock_file_unusable`); nothing was written'];
 // With a shared store, what the fence of src/authoring/turn-fence.ts adds (docs/deployment.md tells why).
@@ -72,6 +74,7 @@ const TOOL_ERRORS = {
     ['VALIDATION_ERROR', 'the parent task is no longer active'],
     ['VALIDATION_ERROR', 'with a shared store, the store holds `store.max_task_sessions` sessions already (`data.error_type` `session_limit`, `retryable: true`, `retry_after_s`); nothing was created'],
     ['INTERNAL_ERROR', 'persistence is on and the store folder fails (path and OS error in the message)'],
+    FILE_NOT_WRITABLE,
   ],
   validate_tool_use: [
     ...SESSION_GONE,
@@ -94,6 +97,7 @@ const TOOL_ERRORS = {
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
     MODE_FILE_LOCKED,
     MODE_FILE_FENCED,
+    FILE_NOT_WRITABLE,
   ],
   update_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -103,6 +107,7 @@ const TOOL_ERRORS = {
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode\'s file pattern or the project root refuses the mode file'],
     MODE_FILE_LOCKED,
     MODE_FILE_FENCED,
+    FILE_NOT_WRITABLE,
   ],
   delete_mode: [
     ['MODE_NOT_FOUND', '`slug` names no mode'],
@@ -112,6 +117,7 @@ const TOOL_ERRORS = {
     ['FILE_RESTRICTION_ERROR', 'with `session_id`: the mode file or rules folder is refused; or the rules folder leads out through a link'],
     MODE_FILE_LOCKED,
     MODE_FILE_FENCED,
+    FILE_NOT_WRITABLE,
   ],
   import_mode: [
     ['VALIDATION_ERROR', 'the text does not parse, a mode is invalid or given twice, too many or too large rules files, no project root, or the target mode file does not parse'],
@@ -120,13 +126,14 @@ const TOOL_ERRORS = {
     ['TOOL_RESTRICTION_ERROR', 'with `session_id`: the session\'s mode has no edit group'],
     MODE_FILE_LOCKED,
     MODE_FILE_FENCED,
+    FILE_NOT_WRITABLE,
   ],
   orchestrator_mode_list: [['FILE_RESTRICTION_ERROR', 'the mode-set folder is a link leading outside the project']],
   orchestrator_mode_validate: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no set of that name, or the file is too large or not a regular file'], MODE_FILE_FENCED],
-  orchestrator_mode_create: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set already exists, the template is missing or unreadable, or a custom role is malformed']],
-  orchestrator_mode_select: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set is missing (and no template of that name), or invalid while `validate_first` is true'], MODE_FILE_FENCED],
-  orchestrator_mode_backup: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'another process holds the mode-set lock, or no free backup name']],
-  orchestrator_mode_restore: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no backup of that name, or the backup is damaged'], MODE_FILE_FENCED],
+  orchestrator_mode_create: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set already exists, the template is missing or unreadable, or a custom role is malformed'], FILE_NOT_WRITABLE],
+  orchestrator_mode_select: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'the set is missing (and no template of that name), or invalid while `validate_first` is true'], MODE_FILE_FENCED, FILE_NOT_WRITABLE],
+  orchestrator_mode_backup: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'another process holds the mode-set lock, or no free backup name'], FILE_NOT_WRITABLE],
+  orchestrator_mode_restore: [SET_NAME_REFUSED, ['VALIDATION_ERROR', 'no backup of that name, or the backup is damaged'], MODE_FILE_FENCED, FILE_NOT_WRITABLE],
   roo_ipc_status: [],
   roo_ipc_start_task: [IPC_NOT_READY, ['VALIDATION_ERROR', 'the connection dropped or the call was cancelled while waiting']],
   roo_ipc_send_message: [IPC_NOT_READY, ['VALIDATION_ERROR', 'neither `text` nor `images` was given']],

@@ -136,6 +136,7 @@ function envOverrides(env: NodeJS.ProcessEnv): Json {
   if (env.ROO_MODES_SESSIONS_DIR) setPath(out, SESSIONS_ON, true);
   str('ROO_MODES_HTTP_TOKEN', ['http', 'token']);
   str('ROO_MODES_STORE', ['store', 'url']);
+  str('ROO_MODES_STORE_PREFIX', ['store', 'prefix']);
   checkHttpToken(isObject(out.http) ? out.http.token : undefined, 'ROO_MODES_HTTP_TOKEN');
   const origins = env.ROO_MODES_HTTP_ALLOWED_ORIGINS;
   if (origins !== undefined && origins !== '') setPath(out, ['http', 'allowed_origins'], originList(origins, 'ROO_MODES_HTTP_ALLOWED_ORIGINS'));
@@ -183,10 +184,22 @@ export async function loadConfig(
     throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (${LOG_LEVELS.join(', ')})`);
   }
   checkStoreUrl(config.store.url);
+  checkStorePrefix(config.store.prefix);
   if ((config.ipc.host === null) !== (config.ipc.port === null)) {
     throw new ConfigError('ipc.host and ipc.port (ROO_IPC_HOST / ROO_IPC_PORT) must be given together');
   }
   return resolvePaths(config, cwd);
+}
+
+/**
+ * The key prefix, whichever layer set it: the flag and the environment skip the schema, so the
+ * schema's rule (printable ASCII without spaces or braces, 1 to 64 characters) is checked here too.
+ */
+const STORE_PREFIX = /^[!-z|~]{1,64}$/;
+function checkStorePrefix(prefix: string): void {
+  if (!STORE_PREFIX.test(prefix)) {
+    throw new ConfigError(`store.prefix (--store-prefix / ROO_MODES_STORE_PREFIX) ${JSON.stringify(prefix)} must be 1 to 64 printable ASCII characters without spaces or braces`);
+  }
 }
 
 /** A store URL is read before serving, so a typo stops the start instead of every later request. */

@@ -7,6 +7,7 @@
 // it guards. Everything but the hook is still ES modules, loaded with import() when asked for.
 import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { isatty } from 'node:tty';
 import type { LogSink } from './log.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
@@ -61,7 +62,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   'generate-config': async (rest) => (await import('./cli/generate-config.js')).runGenerateConfig(rest, io),
   hook: async (rest) => {
     const { runHook, readStdin } = await hookModule();
-    return runHook(rest, { ...io, stdin: readStdin });
+    return runHook(rest, { ...io, stdin: readStdin, stdinIsTerminal: isatty(0) });
   },
   export: async (rest) => (await import('./cli/export.js')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {
@@ -199,10 +200,16 @@ function closeLog(stream: WriteStream | null): Promise<void> {
   return stream ? new Promise<void>((resolve) => stream.end(resolve)) : Promise.resolve();
 }
 
+const command = process.argv[2] !== undefined && Object.prototype.hasOwnProperty.call(COMMANDS, process.argv[2]) ? process.argv[2] : '';
 main(process.argv.slice(2)).then(
   (code) => { process.exitCode = code; },
-  (err: unknown) => {
-    process.stderr.write(`roo-modes-server: ${err instanceof Error ? (err.stack ?? err.message) : String(err)}\n`);
+  async (err: unknown) => {
     process.exitCode = 1;
+    // An error we raised on purpose (a file the OS would not let us write, say) already says what
+    // and where in one line; only a bug earns a stack trace.
+    const { RpcError } = await import('./rpc/errors.js');
+    const { cliMessage } = await import('./cli/options.js');
+    const text = err instanceof RpcError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
+    process.stderr.write(`${cliMessage(command === 'serve' ? '' : command, text)}\n`);
   },
 );

@@ -1,9 +1,10 @@
 // Turns at a mode file: queued inside this process, its pid lock (`<file>.lock`) across processes,
 // an interrupted change finished before and our dead writers' leftovers cleared after. It turns
 // every way the wait can end without a turn into a typed error that says nothing was written.
-import { mkdir } from 'node:fs/promises';
 import { basename, dirname } from 'node:path';
+import { makeFolder } from '../files/atomic-write.js';
 import { LockQueue } from '../files/lock-queue.js';
+import { asWriteError, errnoOf } from '../files/write-errors.js';
 import { LockBusyError } from '../files/pid-lock.js';
 import { UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
@@ -29,7 +30,7 @@ const TRY_ONCE = new LockQueue({ timeoutMs: 0 });
  * (-32004 with `error_type` busy, cancelled or lock_file_unusable); other errors pass unchanged.
  * `subject` names what was to be changed ("the mode file /p/.roomodes").
  */
-export function lockRefusal(err: unknown, lockPath: string, subject: string, signal?: AbortSignal): unknown {
+export function lockRefusal(err: unknown, lockPath: string, subject: string, signal?: AbortSignal, target = lockPath, action = 'write'): unknown {
   if (signal?.aborted) {
     const why = signal.reason instanceof Error ? signal.reason.message : 'cancelled';
     return new ValidationError(`Nothing was written to ${subject}: the request was stopped while waiting for its lock`, {
@@ -52,7 +53,8 @@ export function lockRefusal(err: unknown, lockPath: string, subject: string, sig
       recovery_suggestions: [`Remove ${err.path}; the server makes it as a small regular file when it writes`],
     });
   }
-  return err;
+  // The lock file lives beside what it guards: a folder that refuses it refuses the write itself.
+  return asWriteError(err, target, action);
 }
 
 export interface ModeFileTurn {
@@ -82,8 +84,8 @@ export async function withModeFileLock<T>(file: string, fn: () => Promise<T>, o:
   const lockPath = `${file}.lock`;
   return TURNS.run(lockPath, inTurn(scope, fn), {
     signal: o.signal,
-    prepare: () => mkdir(dirname(file), { recursive: true }).then(() => undefined),
-    refuse: (err) => lockRefusal(err, lockPath, `the mode file ${file}`, o.signal),
+    prepare: () => makeFolder(dirname(file)),
+    refuse: (err) => lockRefusal(err, lockPath, `the mode file ${file}`, o.signal, file),
   });
 }
 
@@ -114,7 +116,7 @@ interface TurnOptions { signal?: AbortSignal | undefined; waitMs?: number }
  * that could not be checked inside the turn checked after it. Errors pass as they are.
  */
 async function inLeasedTurn<T>(leases: SharedLeases, scope: LeaseScope, fn: () => Promise<T>, o: TurnOptions = {}): Promise<T> {
-  await mkdir(scope.anchor, { recursive: true });
+  await makeFolder(scope.anchor);
   const lease = await leases.lock.acquire(scope.name, { signal: o.signal, ...(o.waitMs === undefined ? {} : { waitMs: o.waitMs }) });
   const turn: Turn = { leases, lease, scope, bases: new Map(), unsettled: [], written: [] };
   const after = async (failed: boolean): Promise<void> => {
@@ -192,7 +194,7 @@ export async function tidyModeFile(scope: JournalScope, leases: SharedLeases | n
     return await TRY_ONCE.run(`${scope.modeFile}.lock`, tidy);
   } catch (err) {
     // Held by a live process, or no folder for the mode file yet: nothing to do here now.
-    if (err instanceof LockBusyError || (err instanceof Error && 'code' in err && err.code === 'ENOENT')) return null;
+    if (err instanceof LockBusyError || errnoOf(err) === 'ENOENT') return null;
     throw err;
   }
 }

@@ -3,6 +3,8 @@
 // takes turns (mode-file-lock.ts does) or decides whether a caller may write (write-gate.ts does).
 import { constants } from 'node:fs';
 import { cp, lstat, mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { makeFolder } from '../files/atomic-write.js';
+import { asWriteError } from '../files/write-errors.js';
 import { basename, dirname, join, resolve } from 'node:path';
 import { MAX_MODE_FILE_BYTES } from '../modes/catalogue.js';
 import { ValidationError } from '../rpc/errors.js';
@@ -21,6 +23,8 @@ export interface ScopeConfig {
 
 /** The schema's default of `backups.keep`, for callers without a config (the CLI commands). */
 export const DEFAULT_BACKUPS_KEEP = 20;
+/** The project's one backups folder (under its root): mode-file writes and replaced client configs. */
+export const PROJECT_BACKUPS = join('.roo', 'backups');
 
 export interface ScopePaths {
   scope: Scope;
@@ -44,7 +48,7 @@ export async function scopePaths(scope: Scope, c: ScopeConfig): Promise<ScopePat
   if (scope === 'project') {
     if (c.projectRoot === null) throw new ValidationError('No project root is known, so there is no project mode file', { message: 'set --project-root or use scope "global"' });
     const root = resolve(c.projectRoot);
-    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, '.roo', 'backups'), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP, leases: c.leases ?? null };
+    return { scope, modeFile: join(root, '.roomodes'), rooDir: join(root, '.roo'), confineRoot: root, backupRoot: join(root, PROJECT_BACKUPS), backupsKeep: c.backupsKeep ?? DEFAULT_BACKUPS_KEEP, leases: c.leases ?? null };
   }
   let modeFile = c.globalModesFile !== null ? resolve(c.globalModesFile) : null;
   for (const name of ['modes.yaml', 'custom_modes.yaml']) {
@@ -90,15 +94,18 @@ export async function backUp(backupRoot: string, label: string, paths: readonly 
   for (const p of paths) if (await lstat(p).then(() => true, () => false)) present.push(p);
   if (present.length === 0) return null;
   const stamp = `${now.getUTCFullYear()}${two(now.getUTCMonth() + 1)}${two(now.getUTCDate())}T${two(now.getUTCHours())}${two(now.getUTCMinutes())}${two(now.getUTCSeconds())}Z`;
-  await mkdir(backupRoot, { recursive: true });
+  await makeFolder(backupRoot);
   let dir = '';
   for (let n = 1; ; n++) {
     dir = join(backupRoot, `${stamp}-${label}${n > 1 ? `-${n}` : ''}`);
     try { await mkdir(dir); break; } catch (err) {
-      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST') || n > 1000) throw err;
+      if (!(err instanceof Error && 'code' in err && err.code === 'EEXIST') || n > 1000) throw asWriteError(err, dir, 'create the folder');
     }
   }
-  for (const p of present) await cp(p, join(dir, basename(p)), { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false });
+  for (const p of present) {
+    await cp(p, join(dir, basename(p)), { recursive: true, verbatimSymlinks: true, errorOnExist: true, force: false })
+      .catch((err: unknown) => { throw asWriteError(err, join(dir, basename(p))); });
+  }
   await pruneBackups(backupRoot, keep, basename(dir));
   return dir;
 }
@@ -149,6 +156,6 @@ export async function removeFolder(dir: string): Promise<void> {
 
 /** Writes a mode file atomically (its folder created if needed), fenced in a turn with the store. */
 export async function writeModeFile(file: string, text: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
+  await makeFolder(dirname(file));
   await replaceFile(file, text);
 }

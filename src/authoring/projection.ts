@@ -4,9 +4,9 @@
 // file that is not one of its lease's.
 import { createHash, randomBytes } from 'node:crypto';
 import { constants } from 'node:fs';
-import { mkdir, open } from 'node:fs/promises';
+import { open } from 'node:fs/promises';
 import { dirname, isAbsolute, join, relative, sep } from 'node:path';
-import { removeFile, writeFileAtomic } from '../files/atomic-write.js';
+import { makeFolder, removeFile, writeFileAtomic } from '../files/atomic-write.js';
 import { silentLogger, type Logger } from '../log.js';
 import { RedisError } from '../redis/errors.js';
 import { StoreDataError } from '../redis/input.js';
@@ -144,7 +144,7 @@ export async function reconcileAll(turn: Turn): Promise<void> {
 /** Writes a recorded content into place (null: removes the file). */
 async function project(path: string, content: string | null): Promise<void> {
   if (content === null) { await removeFile(path); return; }
-  await mkdir(dirname(path), { recursive: true });
+  await makeFolder(dirname(path));
   await writeFileAtomic(path, content);
 }
 

@@ -4,7 +4,8 @@
 // It never removes or renames a name it did not make, and runs only under the mode file's lock.
 import { lstat, mkdir, readdir, rename, rm, rmdir, stat } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { removeFile, syncDirectory, tempSuffix, writeFileAtomic, writeFlushed } from '../files/atomic-write.js';
+import { makeFolder, removeFile, syncDirectory, tempSuffix, writeFileAtomic, writeFlushed } from '../files/atomic-write.js';
+import { asTargetError } from '../files/write-errors.js';
 import { processAlive } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { ValidationError } from '../rpc/errors.js';
@@ -73,19 +74,21 @@ async function stage(scope: JournalScope, suffix: string, text: string, folders:
   const dirs = new Set<string>();
   for (const f of folders) {
     const root = stagedDir(scope, f.slug, suffix);
-    await mkdir(root, { recursive: true });
+    // A refusal names the live path the caller asked for, not the staged name it never heard of.
+    const live = rulesDir(scope, f.slug);
+    await makeFolder(root).catch((err: unknown) => { throw asTargetError(err, live, 'create the folder'); });
     dirs.add(root);
     for (const file of f.files) {
       const path = join(root, file.path);
-      await mkdir(dirname(path), { recursive: true });
+      await mkdir(dirname(path), { recursive: true }).catch((err: unknown) => { throw asTargetError(err, live, 'create the folder'); });
       dirs.add(dirname(path));
-      await writeFlushed(path, file.content);
+      await writeFlushed(path, file.content).catch((err: unknown) => { throw asTargetError(err, join(live, file.path)); });
     }
   }
   for (const d of dirs) await syncDirectory(d);
   if (folders.length > 0) await syncDirectory(scope.rooDir);
-  await mkdir(dirname(scope.modeFile), { recursive: true });
-  await writeFlushed(stagedModeFile(scope, suffix), text);
+  await makeFolder(dirname(scope.modeFile));
+  await writeFlushed(stagedModeFile(scope, suffix), text).catch((err: unknown) => { throw asTargetError(err, scope.modeFile); });
 }
 
 async function rollForward(scope: JournalScope, j: Journal): Promise<void> {

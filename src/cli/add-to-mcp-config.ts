@@ -4,15 +4,17 @@
 
 import { createHash } from 'node:crypto';
 import { constants as fsConstants } from 'node:fs';
-import { copyFile, lstat, mkdir, realpath, stat } from 'node:fs/promises';
-import { posix, win32 } from 'node:path';
-import { writeFileAtomic } from '../files/atomic-write.js';
+import { copyFile, lstat, realpath, stat } from 'node:fs/promises';
+import { basename, isAbsolute, join, posix, relative, win32 } from 'node:path';
+import { backUp, DEFAULT_BACKUPS_KEEP, PROJECT_BACKUPS } from '../authoring/mode-writes.js';
+import { makeFolder, writeFileAtomic } from '../files/atomic-write.js';
+import { asWriteError, errnoOf, FileWriteError } from '../files/write-errors.js';
 import { acquirePidLock, LockBusyError, type PidLock } from '../files/pid-lock.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { JsonSyntaxError, JsonTooDeepError, parseJson, STRICT_JSON } from '../jsonc/read.js';
 import { CLIENTS, locate, homeOf, SHARED_LAUNCHER, sharedPlaces, type ClientName } from './mcp-clients.js';
 import { mergeNestedMember } from '../jsonc/edit.js';
-import { readCommand, UsageError, type Command, type Option, type Values } from './options.js';
+import { cliMessage, readCommand, UsageError, type Command, type Option, type Values } from './options.js';
 import { cliProjectRoot } from './project-root.js';
 import { findOnPath, notOnPathHint } from './on-path.js';
 
@@ -56,7 +58,8 @@ const COMMAND: Command<typeof OPTIONS> = {
   usage: [`--client ${Object.keys(CLIENTS).join('|')} [options]`],
   about: "Adds (or updates) this server in the client's MCP config, keeping every other entry, key and comment.",
   options: OPTIONS,
-  notes: `The old file is kept as FILE.bak-<timestamp>; the new one is written atomically.
+  notes: `The old file is kept in the project's .roo/backups/ (a global file: beside it, as
+FILE.bak-<timestamp>); the new one is written atomically.
 
 A project file (.mcp.json, .vscode/mcp.json, .roo/mcp.json, .cursor/mcp.json) is shared with the
 team, so its entry names no path of this machine: it runs roo-modes-server found on PATH (install
@@ -73,8 +76,7 @@ const MAX_CONFIG_BYTES = 8 * 1024 * 1024;
 /** How long a run waits for another run editing the same file. */
 const LOCK_TIMEOUT_MS = 15_000;
 
-const errCode = (err: unknown): string | undefined =>
-  err instanceof Error && 'code' in err && typeof err.code === 'string' ? err.code : undefined;
+const errCode = errnoOf;
 
 /**
  * The file to read, back up and replace: through any symlinks, so the rename lands on the real
@@ -91,7 +93,20 @@ export async function resolveTarget(file: string): Promise<string | { refused: s
   return dangling ? { refused: `${file} is a symbolic link to a file that does not exist; create that file or remove the link` } : file;
 }
 
-export async function backup(file: string): Promise<string> {
+/**
+ * Keeps a copy of `file` before it is replaced; returns the copy's path. A file inside `project`
+ * goes to the project's one backups folder, `.roo/backups/<time>-config-<path>/` (where mode-file
+ * writes keep theirs, the newest 20 kept), so a project ignores one folder instead of
+ * `*.bak-*` files scattered beside its configs. A file elsewhere (a user's global config) is
+ * copied beside itself as `FILE.bak-<time>`.
+ */
+export async function backup(file: string, project: string | null = null): Promise<string> {
+  const rel = project === null ? '' : relative(project, file);
+  if (rel !== '' && !rel.startsWith('..') && !isAbsolute(rel)) {
+    const label = `config-${rel.replace(/[^A-Za-z0-9]+/g, '-').replace(/^-+|-+$/g, '')}`;
+    const dir = await backUp(join(project!, PROJECT_BACKUPS), label, [file], DEFAULT_BACKUPS_KEEP);
+    return join(dir!, basename(file));
+  }
   const stamp = new Date().toISOString().replace(/[-:]/g, '').replace(/\.\d+Z$/, 'Z');
   for (let n = 0; ; n++) {
     const target = `${file}.bak-${stamp}${n === 0 ? '' : `-${n}`}`;
@@ -138,20 +153,22 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   if (projectRoot !== undefined && !o.force) {
     const info = await stat(projectRoot).catch(() => null);
     if (!info?.isDirectory()) {
-      io.err(`error: the project root ${projectRoot} ${info ? 'is not a directory' : 'does not exist'}; nothing was written (--force to add it anyway)\n`);
+      io.err(`roo-modes-server add-to-mcp-config: the project root ${projectRoot} ${info ? 'is not a directory' : 'does not exist'}; nothing was written (--force to add it anyway)\n`);
       return 2;
     }
   }
+  // Where a backup of a project's config goes (its .roo/backups/); a --global file has none.
+  const backupProject = o.global ? null : project;
   const sessionsDir = o.sessionsDir === undefined ? undefined : path.resolve(cwd, o.sessionsDir);
   const place = shared ? sharedPlaces(spec.projectVar, project, homeOf(platform, io.env), path) : null;
   const [command, ...entryArgs] = shared ? SHARED_LAUNCHER : io.entryCommand;
   if (command === undefined || (!shared && entryArgs.length === 0)) {
-    io.err('error: the path of this installation is unknown (entryCommand is empty)\n');
+    io.err(`${cliMessage('add-to-mcp-config', 'the path of this installation is unknown (entryCommand is empty)')}\n`);
     return 1;
   }
   const sessionsArg = sessionsDir === undefined ? undefined : place === null ? sessionsDir : place(sessionsDir);
   if (sessionsArg === null) {
-    io.err(`error: --sessions-dir ${sessionsDir} is outside the project and the home folder, so the shared ${file} cannot name it; use --global or --file for a per-user file\n`);
+    io.err(`roo-modes-server add-to-mcp-config: --sessions-dir ${sessionsDir} is outside the project and the home folder, so the shared ${file} cannot name it; use --global or --file for a per-user file\n`);
     return 2;
   }
   // In a shared file the project is the client's own folder: named only where the client has a word for it.
@@ -168,29 +185,32 @@ export async function runAddToMcpConfig(argv: string[], io: AddToMcpConfigIo): P
   };
   const byHand = `Add this to the "${spec.key}" object by hand:\n${JSON.stringify({ [o.name]: entry }, null, 2).slice(2, -2)}\n`;
   const refuse = (why: string): number => {
-    io.err(`error: ${why}\nThe file was not changed. ${byHand}`);
+    io.err(`${cliMessage('add-to-mcp-config', why)}\nThe file was not changed. ${byHand}`);
     return 1;
   };
 
   const target = await resolveTarget(file);
   if (typeof target !== 'string') return refuse(target.refused);
-  if (o.dryRun) return edit(target, { file, o, spec, entry, io, refuse, dryRun: true });
+  if (o.dryRun) return edit(target, { file, o, spec, entry, io, refuse, dryRun: true, project: backupProject });
   // Read-modify-write under a lock beside the file: concurrent runs queue instead of each writing
   // its own edit of the same old text (ten parallel runs used to keep only three entries).
   try {
-    await mkdir(path.dirname(target), { recursive: true });
+    await makeFolder(path.dirname(target));
   } catch (err) {
-    return refuse(`cannot create the folder of ${file}: ${reasonOf(err)}`);
+    return refuse(err instanceof FileWriteError ? err.message : `cannot create the folder of ${file}: ${reasonOf(err)}`);
   }
   let lock: PidLock;
   try {
     lock = await acquirePidLock(path.join(path.dirname(target), lockName(path.basename(target))), { timeoutMs: LOCK_TIMEOUT_MS });
   } catch (err) {
+    // The lock file sits beside the config: a folder that refuses it refuses the write itself.
+    const refused = asWriteError(err, file);
+    if (refused instanceof FileWriteError) return refuse(refused.message);
     if (!(err instanceof LockBusyError)) return refuse(`cannot lock ${file}: ${reasonOf(err)}`);
     return refuse(`another run (${err.owner === null ? 'a process' : `process ${err.owner}`}) kept ${file} locked for ${LOCK_TIMEOUT_MS / 1000} s; try again`);
   }
   try {
-    return await edit(target, { file, o, spec, entry, io, refuse, dryRun: false });
+    return await edit(target, { file, o, spec, entry, io, refuse, dryRun: false, project: backupProject });
   } finally {
     await lock.release();
   }
@@ -204,13 +224,15 @@ interface EditContext {
   io: AddToMcpConfigIo;
   refuse(why: string): number;
   dryRun: boolean;
+  /** The project whose .roo/backups/ keeps the old file, when the file is in it; null: beside the file. */
+  project: string | null;
 }
 
 /** Reads, merges and (unless a dry run) writes the config; returns the exit code. */
 async function edit(target: string, c: EditContext): Promise<number> {
   const { file, o, spec, entry, io, refuse } = c;
   // A file too big or too deep to be a client config is refused whole: exit 2, one line.
-  const limit = (why: string): number => { io.err(`error: ${file} ${why}; the file was not changed\n`); return 2; };
+  const limit = (why: string): number => { io.err(`${cliMessage('add-to-mcp-config', `${file} ${why}; the file was not changed`)}\n`); return 2; };
   let old: string | undefined;
   let keep: { uid: number; gid: number; mode: number } | undefined;
   try {
@@ -254,14 +276,14 @@ async function edit(target: string, c: EditContext): Promise<number> {
   }
   let saved: string | undefined;
   try {
-    if (old !== undefined) saved = await backup(target);
+    if (old !== undefined) saved = await backup(target, c.project);
     // The new file keeps the old one's owner, group and mode, even when root runs this.
     await writeFileAtomic(target, outcome.text, keep === undefined ? {} : { keep });
   } catch (err) {
     if (errCode(err) === 'EPERM' && keep !== undefined) {
       return refuse(`cannot keep ${file} owned by uid ${keep.uid} gid ${keep.gid} when replacing it (${reasonOf(err)}); run as its owner`);
     }
-    return refuse(`cannot write ${file}: ${reasonOf(err)}`);
+    return refuse(err instanceof FileWriteError ? err.message : `cannot write ${file}: ${reasonOf(err)}`);
   }
   const verb = old === undefined ? 'created' : outcome.action;
   io.out(`${verb}: "${o.name}" in ${file}${saved === undefined ? '' : ` (previous version kept as ${saved})`}\n${entryText}\n`);

@@ -1,6 +1,7 @@
 // The entry of the self-contained check (roo-modes-check.cjs, which export writes into a project):
 // `node roo-modes-check.cjs hook claude-code|cursor …` runs the hook with nothing else installed.
 // It answers only `hook`; it never serves, exports or reads anything but the event and the modes.
+import { isatty } from 'node:tty';
 import { runHook } from './hook.js';
 import { readStdin } from './stdin.js';
 
@@ -30,7 +31,7 @@ export async function runCheckFile(argv: readonly string[]): Promise<void> {
       process.exitCode = 2;
       return;
     }
-    process.exitCode = await runHook(rest, { out: (text) => { process.stdout.write(text); }, err, env: process.env, stdin: readStdin });
+    process.exitCode = await runHook(rest, { out: (text) => { process.stdout.write(text); }, err, env: process.env, stdin: readStdin, stdinIsTerminal: isatty(0) });
   } catch (e) {
     err(`roo-modes-check: cannot judge the call: ${e instanceof Error ? e.message : String(e)}\n`);
     process.exitCode = 2;

@@ -7,7 +7,7 @@ import { connectStdio, type McpClient } from '../client/client.js';
 import type { JsonObject } from '../client/peer.js';
 import { McpError } from '../client/errors.js';
 import { isRecord as isObject } from '../rpc/jsonrpc.js';
-import { readCommand, type Command, type Option } from './options.js';
+import { cliMessage, readCommand, type Command, type Option } from './options.js';
 
 export interface DemoIo {
   out(text: string): void;
@@ -160,7 +160,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
   if (typeof parsed === 'number') return parsed;
   const [command, ...selfArgs] = io.selfCommand;
   if (command === undefined) {
-    io.err('demo: the command that starts this server is unknown\n');
+    io.err(`${cliMessage('demo', 'the command that starts this server is unknown')}\n`);
     return 1;
   }
   // A throwaway project and config dir: only the built-in modes apply, so every run tells the same story.
@@ -205,7 +205,7 @@ export async function runDemo(argv: string[], io: DemoIo): Promise<number> {
     }
     io.out(failed ? '\nDemo stopped: a step did not give the expected answer.\n' : `\nDemo finished: all ${steps.length} steps gave the expected answer.\n`);
   } catch (err) {
-    io.err(`demo: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.err(`${cliMessage('demo', err instanceof Error ? err.message : String(err))}\n`);
     if (client !== undefined && client.stderrTail) io.err(`server stderr:\n${client.stderrTail}\n`);
     failed = true;
   } finally {

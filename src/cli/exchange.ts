@@ -11,7 +11,7 @@ import { importSummary } from '../mcp/exchange-tools.js';
 import { writeFileAtomic } from '../files/atomic-write.js';
 import { RpcError } from '../rpc/errors.js';
 import { modeSources, SOURCE_OPTIONS, type CliIo } from './modes.js';
-import { readCommand, type Command, type Option } from './options.js';
+import { cliMessage, readCommand, type Command, type Option } from './options.js';
 
 const EXPORT_OPTIONS = [
   { name: '--out', kind: 'path', value: 'FILE', help: 'write the export to FILE (atomically) instead of stdout' },
@@ -59,15 +59,15 @@ export async function runExportMode(argv: string[], io: CliIo): Promise<number> 
   const cat = await loadCatalogue({ ...sources, homeDir: home });
   const mode = cat.get(slug);
   if (!mode) {
-    io.err(`export-mode: no mode "${slug}"; available: ${cat.slugs().join(', ')}\n`);
+    io.err(`${cliMessage('export-mode', `no mode "${slug}"; available: ${cat.slugs().join(', ')}`)}\n`);
     return 1;
   }
   const out = await exportMode(mode, { projectRoot: sources.projectRoot, homeDir: home });
-  for (const s of out.skipped) io.err(`export-mode: left out ${s.relativePath}: ${s.reason}\n`);
+  for (const s of out.skipped) io.err(`${cliMessage('export-mode', `left out ${s.relativePath}: ${s.reason}`)}\n`);
   const file = args.out;
   if (file !== undefined) {
     await writeFileAtomic(resolve(file), out.text);
-    io.err(`export-mode: wrote ${resolve(file)} (${out.rulesFiles.length} rules file${out.rulesFiles.length === 1 ? '' : 's'})\n`);
+    io.err(`roo-modes-server export-mode: wrote ${resolve(file)} (${out.rulesFiles.length} rules file${out.rulesFiles.length === 1 ? '' : 's'})\n`);
   } else io.out(out.text);
   return 0;
 }
@@ -81,7 +81,7 @@ export async function runImportMode(argv: string[], io: CliIo): Promise<number> 
     if (!info.isFile()) throw new Error('not a regular file');
     if (info.size > MAX_MODE_FILE_BYTES) throw new Error(`${info.size} bytes; import files over ${MAX_MODE_FILE_BYTES} bytes are refused unread`);
   } catch (err) {
-    io.err(`import-mode: ${file}: ${err instanceof Error ? err.message : String(err)}\n`);
+    io.err(`${cliMessage('import-mode', `${file}: ${err instanceof Error ? err.message : String(err)}`)}\n`);
     return 1;
   }
   try {
@@ -93,8 +93,10 @@ export async function runImportMode(argv: string[], io: CliIo): Promise<number> 
   } catch (err) {
     if (!(err instanceof RpcError)) throw err;
     const data = err.data;
-    const detail = typeof data === 'object' && data !== null && 'message' in data && data.message !== err.message ? ` (${String(data.message)})` : '';
-    io.err(`import-mode: ${err.message}${detail}\n`);
+    // The detail only when it adds something: most refusals already say it in the message.
+    const more = typeof data === 'object' && data !== null && 'message' in data ? String(data.message) : '';
+    const detail = more !== '' && !err.message.includes(more) ? ` (${more})` : '';
+    io.err(`${cliMessage('import-mode', `${err.message}${detail}`)}\n`);
     return 1;
   }
 }

@@ -2,12 +2,13 @@
 // as the other agent's files and reports what could not be carried over. Never overwrites a file it
 // did not write unless told to, and never writes a path of this machine into one.
 import { dirname, isAbsolute, join, relative, resolve, sep } from 'node:path';
-import { mkdir, readdir, readFile } from 'node:fs/promises';
+import { readdir, readFile } from 'node:fs/promises';
 import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
 import type { ModeIssue } from '../modes/types.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
-import { writeFileAtomic } from '../files/atomic-write.js';
+import { makeFolder, writeFileAtomic } from '../files/atomic-write.js';
+import { FileWriteError } from '../files/write-errors.js';
 import type { UpsertOutcome } from '../jsonc/edit.js';
 import { prepareMode, writtenByExport, type ExportContext, type ExportMode, type TargetOutput } from '../export/source.js';
 import { claudeCodeAgent, claudeHook, hookEntry, MIN_CLAUDE_CODE_FAIL_CLOSED, pluginAgent } from '../export/claude-code.js';
@@ -291,10 +292,10 @@ async function place(file: string, text: string, args: ExportArgs, io: ExportIo,
   // The check file (the one with a detail) is the built hook, not worth printing whole.
   if (args.dryRun) { io.out(`==> ${file} (would ${verb}) <==\n${detail ? `${text.split('\n', 1)[0]}\n(${text.length} bytes; not shown)` : text}\n`); report.push(`  would ${verb}: ${file}`); return true; }
   try {
-    await mkdir(dirname(file), { recursive: true });
+    await makeFolder(dirname(file));
     await writeFileAtomic(file, text);
   } catch (err) {
-    report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
+    report.push(err instanceof FileWriteError ? `  failed: ${err.message}` : `  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
     return false;
   }
   report.push(`  ${old === null ? 'wrote' : ours ? 'updated' : 'overwrote'}: ${file}`);
@@ -318,7 +319,8 @@ async function leftovers(folder: string, written: ReadonlyMap<string, string>, o
 
 /** Merges an entry into a JSON config the agent shares with others (a backup kept); false when refused, stale or failed. */
 async function mergeInto(file: string, merge: (text: string) => UpsertOutcome, what: string, args: ExportArgs, io: ExportIo, report: string[]): Promise<boolean> {
-  const merged = await mergeJsonFile(file, merge, what, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write');
+  // The old file's copy goes to the .roo/backups/ of the folder exported into (the project, by default).
+  const merged = await mergeJsonFile(file, merge, what, args.check ? 'check' : args.dryRun ? 'dry-run' : 'write', resolve(expandHome(args.out ?? args.projectRoot ?? (io.env.ROO_PROJECT_ROOT || '.'), io.env)));
   if (merged.preview !== undefined) io.out(`==> ${file} (would ${merged.preview.verb}) <==\n${merged.preview.text}\n`);
   report.push(`  ${merged.line}`);
   return merged.ok;

@@ -17,7 +17,13 @@ export interface HookIo {
   env: NodeJS.ProcessEnv;
   /** stdin as text, or null when it is larger than maxBytes. */
   stdin(maxBytes: number): Promise<string | null>;
+  /** stdin is a terminal: someone ran the hook by hand, and would otherwise wait on a silent prompt. */
+  stdinIsTerminal?: boolean;
 }
+
+/** Said once on stderr when stdin is a terminal, before the hook waits for its event there. */
+export const TERMINAL_HINT = 'roo-modes-server hook: waiting for one pre-tool event as JSON on stdin, as the agent sends it (end with Ctrl-D). '
+  + 'To try it: echo \'{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"src/a.ts"}}\' | roo-modes-server hook claude-code --mode architect --project-root .';
 
 /** A Write of a large file carries its whole content; past this the event is refused unread. */
 const MAX_EVENT_BYTES = 64 * 1024 * 1024;
@@ -97,6 +103,7 @@ export async function runHook(argv: string[], io: HookIo): Promise<number> {
 }
 
 async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number): Promise<number> {
+  if (io.stdinIsTerminal === true) io.err(`${TERMINAL_HINT}\n`);
   const text = await io.stdin(MAX_EVENT_BYTES);
   if (text === null) return fail(`the event on stdin is larger than ${MAX_EVENT_BYTES} bytes`);
   let event: ToolEvent;

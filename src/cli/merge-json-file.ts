@@ -1,8 +1,9 @@
 // Writes a merge into a JSON(C) config an export shares with its owner (.cursor/hooks.json): through
 // links, with a backup of the old file, atomically. The merge itself is the caller's; it never prints.
 import { dirname } from 'node:path';
-import { mkdir, readFile } from 'node:fs/promises';
-import { writeFileAtomic } from '../files/atomic-write.js';
+import { readFile } from 'node:fs/promises';
+import { makeFolder, writeFileAtomic } from '../files/atomic-write.js';
+import { FileWriteError } from '../files/write-errors.js';
 import { JsonSyntaxError, JsonTooDeepError } from '../jsonc/read.js';
 import type { UpsertOutcome } from '../jsonc/edit.js';
 import { backup, resolveTarget } from './add-to-mcp-config.js';
@@ -26,7 +27,7 @@ async function readIfExists(path: string): Promise<string | null> {
 export type MergeMode = 'write' | 'dry-run' | 'check';
 
 /** Applies `merge` to `file` (its text, or '' when absent); `what` names the change in the report. */
-export async function mergeJsonFile(file: string, merge: (text: string) => UpsertOutcome, what: string, mode: MergeMode): Promise<MergeResult> {
+export async function mergeJsonFile(file: string, merge: (text: string) => UpsertOutcome, what: string, mode: MergeMode, project: string | null = null): Promise<MergeResult> {
   const real = await resolveTarget(file);
   if (typeof real !== 'string') return { ok: false, line: `refused: ${real.refused}` };
   let old: string | null;
@@ -36,7 +37,7 @@ export async function mergeJsonFile(file: string, merge: (text: string) => Upser
     outcome = merge(old ?? '');
   } catch (err) {
     if (err instanceof JsonSyntaxError || err instanceof JsonTooDeepError) return { ok: false, line: `refused: ${file} is not valid JSON (${err.message}); fix it first` };
-    return { ok: false, line: `failed: ${file}: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, line: err instanceof FileWriteError ? `failed: ${err.message}` : `failed: ${file}: ${err instanceof Error ? err.message : String(err)}` };
   }
   if (!outcome.ok) return { ok: false, line: `refused: cannot edit ${file} safely: ${outcome.reason}` };
   if (old !== null && outcome.text === old) return { ok: true, line: `unchanged: ${file}` };
@@ -44,11 +45,11 @@ export async function mergeJsonFile(file: string, merge: (text: string) => Upser
   const verb = old === null ? 'write' : 'update';
   if (mode === 'dry-run') return { ok: true, line: `would ${verb}: ${file} (${what})`, preview: { verb, text: outcome.text } };
   try {
-    await mkdir(dirname(real), { recursive: true });
-    const saved = old === null ? null : await backup(real);
+    await makeFolder(dirname(real));
+    const saved = old === null ? null : await backup(real, project);
     await writeFileAtomic(real, outcome.text);
     return { ok: true, line: `${old === null ? 'wrote' : 'updated'}: ${file} (${what}${saved ? `; previous version kept as ${saved}` : ''})` };
   } catch (err) {
-    return { ok: false, line: `failed: ${file}: ${err instanceof Error ? err.message : String(err)}` };
+    return { ok: false, line: err instanceof FileWriteError ? `failed: ${err.message}` : `failed: ${file}: ${err instanceof Error ? err.message : String(err)}` };
   }
 }

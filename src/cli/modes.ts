@@ -7,7 +7,8 @@ import { loadCatalogue, type Catalogue } from '../modes/catalogue.js';
 import type { MatrixPlace } from '../app/matrix.js';
 import { formatIssue } from '../modes/problems.js';
 import { describeToolGroups } from '../modes/describe.js';
-import { expandHome, readCommand, type Command, type Option } from './options.js';
+import { displayWidth, padToWidth } from './display-width.js';
+import { cliMessage, expandHome, readCommand, type Command, type Option } from './options.js';
 import { cliProjectRoot } from './project-root.js';
 
 export interface CliIo { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv }
@@ -66,9 +67,10 @@ function matrixRows(modes: readonly Mode[]): string[][] {
   })])];
 }
 
-function table(rows: string[][]): string {
-  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => [...r[c]!].length)));
-  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell + ' '.repeat(widths[c]! - [...cell].length))).join('  ').trimEnd()).join('\n');
+/** Columns padded by display width, so a name with an emoji (two columns) does not shift the rest. */
+export function table(rows: string[][]): string {
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((r) => displayWidth(r[c]!))));
+  return rows.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : padToWidth(cell, widths[c]!))).join('  ').trimEnd()).join('\n');
 }
 
 export async function runModes(argv: string[], io: CliIo): Promise<number> {
@@ -116,7 +118,7 @@ async function writeHtml(file: string, cat: Catalogue, place: MatrixPlace, io: C
   try {
     await writeFileAtomic(file, staticPage(await readViewPage(), data));
   } catch (err) {
-    io.err(`modes: could not write ${file}: ${(err as Error).message}\n`);
+    io.err(`${cliMessage('modes', (err as Error).message)}\n`);
     return 1;
   }
   io.out(`Wrote the modes view of ${data.modes.length} mode${data.modes.length === 1 ? '' : 's'} to ${file}\n`);

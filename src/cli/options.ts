@@ -197,6 +197,14 @@ export function parseArgs<T extends readonly Option[]>(cmd: Command<T>, argv: re
 /** How a command is typed: `roo-modes-server NAME`, or the program alone for the default command. */
 const typed = (command: string): string => (command === '' ? 'roo-modes-server' : `roo-modes-server ${command}`);
 
+/**
+ * The one prefix of every CLI message on stderr that is not a usage error: `roo-modes-server NAME: …`
+ * (just `roo-modes-server: …` for the server itself), so a line in a CI log says which command spoke.
+ */
+export function cliMessage(command: string, message: string): string {
+  return `${typed(command)}: ${message}`;
+}
+
 /** The one form of a usage error, for every subcommand: `roo-modes-server NAME: what (see … --help)` (no newline). */
 export function usageMessage(command: string, message: string): string {
   return `${typed(command)}: ${message} (see ${typed(command)} --help)`;

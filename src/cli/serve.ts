@@ -25,6 +25,8 @@ const OPTIONS = [
   { name: '--insecure-no-auth', kind: 'switch', help: 'allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)' },
   { name: '--store', kind: 'string', value: 'URL', sets: ['store', 'url'],
     help: 'share state in Redis, redis://[user:pass@]host:port[/db] or rediss://, so HTTP replicas behave as one server (store.url; env ROO_MODES_STORE; see docs/deployment.md)' },
+  { name: '--store-prefix', kind: 'string', value: 'PREFIX', sets: ['store', 'prefix'],
+    help: 'put before every Redis key and channel, default rms:; one per project sharing a Redis (store.prefix; env ROO_MODES_STORE_PREFIX)' },
   { name: '--version', alias: '-v', kind: 'switch', help: 'the version' },
 ] as const satisfies readonly Option[];
 

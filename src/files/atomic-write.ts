@@ -1,7 +1,8 @@
 // Crash-safe file replacement shared by every writer of durable files: content goes to a hidden
 // temp file beside the target, is fsynced, then renamed (or hard-linked) into place. Never writes a target in place.
-import { link, open, rename, unlink } from 'node:fs/promises';
+import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
+import { asTargetError, asWriteError } from './write-errors.js';
 
 // How it works. A temp file is created with O_EXCL in the target's own directory (rename is only
 // atomic within one file system), written, given its mtime if asked, fsynced and closed. A rename
@@ -68,7 +69,7 @@ export async function syncDirectory(dir: string): Promise<void> {
 
 /** Creates `path` (which must not exist) holding `data`, flushed to disk; the caller renames it into place. */
 export async function writeFlushed(path: string, data: string | Uint8Array, opts: AtomicWriteOptions = {}): Promise<void> {
-  const fh = await open(path, 'wx', opts.mode ?? 0o644);
+  const fh = await open(path, 'wx', opts.mode ?? 0o644).catch((err: unknown) => { throw asWriteError(err, path); });
   try {
     await fh.writeFile(data);
     if (opts.keep !== undefined) {
@@ -78,6 +79,8 @@ export async function writeFlushed(path: string, data: string | Uint8Array, opts
     }
     if (opts.mtime !== undefined) await fh.utimes(opts.mtime, opts.mtime);
     await fh.sync();
+  } catch (err) {
+    throw asWriteError(err, path);
   } finally {
     await fh.close();
   }
@@ -92,9 +95,10 @@ export async function writeFileAtomic(target: string, data: string | Uint8Array,
     await rename(tmp, target);
   } catch (err) {
     await unlink(tmp).catch(() => undefined);
-    throw err;
+    // Named by the target: the temp file's name means nothing to whoever asked for the write.
+    throw asTargetError(err, target);
   }
-  if (opts.syncDir !== false) await syncDirectory(dirname(target));
+  if (opts.syncDir !== false) await syncDirectory(dirname(target)).catch((err: unknown) => { throw asWriteError(err, target); });
 }
 
 /**
@@ -108,7 +112,7 @@ export async function writeFileExclusive(target: string, data: string | Uint8Arr
     await link(tmp, target);
   } catch (err) {
     if (errno(err) === 'EEXIST') return false;
-    throw err;
+    throw asTargetError(err, target);
   } finally {
     await unlink(tmp).catch(() => undefined);
   }
@@ -122,8 +126,17 @@ export async function removeFile(target: string): Promise<boolean> {
     await unlink(target);
   } catch (err) {
     if (errno(err) === 'ENOENT') return false;
-    throw err;
+    throw asWriteError(err, target, 'remove');
   }
   await syncDirectory(dirname(target));
   return true;
+}
+
+/** Creates `dir` and its missing parents; a refusal by the OS names `dir` (a FileWriteError). */
+export async function makeFolder(dir: string, mode?: number): Promise<void> {
+  try {
+    await mkdir(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
+  } catch (err) {
+    throw asWriteError(err, dir, 'create the folder');
+  }
 }

@@ -63,8 +63,14 @@ export function checkRequest(headers: IncomingHttpHeaders, gate: Gate, preflight
     const auth = headers.authorization;
     const given = typeof auth === 'string' && /^Bearer\s+/i.test(auth) ? auth.replace(/^Bearer\s+/i, '').trim() : null;
     // Digests have equal length whatever was sent, so the comparison time says nothing about the token.
-    if (given === null || !timingSafeEqual(digest(given), tokenDigest)) {
-      return { status: 401, message: given === null ? 'this server needs "Authorization: Bearer <token>" (http.token)' : 'wrong bearer token', headers: { 'www-authenticate': 'Bearer' } };
+    // No token: 401 with the challenge, as HTTP asks. A token that is wrong: 403 without one. MCP
+    // clients read a 401 challenge as "start OAuth" (the Inspector then talks about authorization
+    // servers); a wrong static token is a configuration mistake that OAuth cannot fix.
+    if (given === null) {
+      return { status: 401, message: 'this server needs "Authorization: Bearer <token>" (http.token, ROO_MODES_HTTP_TOKEN)', headers: { 'www-authenticate': 'Bearer' } };
+    }
+    if (!timingSafeEqual(digest(given), tokenDigest)) {
+      return { status: 403, message: 'wrong bearer token: the Authorization header is not this server\'s http.token (ROO_MODES_HTTP_TOKEN); check the token the client sends' };
     }
   }
   return null;

@@ -55,5 +55,9 @@ async function storeFirst(core: Core, io: ServeIo): Promise<void> {
   if (!pending) return;
   const store = await pending;
   const up = await store.firstConnection();
-  if (!up) io.err(`roo-modes-server: warning: the store ${store.shownUrl} is not reachable yet (${store.client.lastError?.message ?? 'no answer'}); serving anyway: tools that need it answer "retry later" until it is\n`);
+  if (up) return;
+  const why = store.client.lastError;
+  io.err(why?.kind === 'auth'
+    ? `roo-modes-server: warning: the store ${store.shownUrl} refused the credentials (${why.message}); serving anyway: tools that need the store fail until the password in the store URL (ROO_MODES_STORE) or Redis is fixed\n`
+    : `roo-modes-server: warning: the store ${store.shownUrl} is not reachable yet (${why?.message ?? 'no answer'}); serving anyway: tools that need it answer "retry later" until it is\n`);
 }

@@ -18,7 +18,7 @@ import { parseEventId } from './sse.js';
 import { SharedSessions, type SessionTable } from './shared-sessions.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
 import { meteredResponse, UnreadLedger } from './unread.js';
-import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendRpcError } from './wire.js';
+import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendJson, sendRpcError } from './wire.js';
 
 export interface HttpOptions { path: string; gate: Gate; bounds: HttpBounds }
 
@@ -86,7 +86,11 @@ export class HttpDoor {
     const url = req.url ?? '/';
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
     const refused = checkRequest(req.headers, this.o.gate, req.method === 'OPTIONS');
-    if (refused) return sendRpcError(res, refused.status, null, ERROR_CODES.INVALID_REQUEST, refused.message, undefined, refused.headers);
+    if (refused) {
+      // The hook endpoint answers every failure as {"error": …}, its refusals by the gate too.
+      if (path === HOOK_PATH) return sendJson(res, refused.status, JSON.stringify({ error: refused.message }), refused.headers);
+      return sendRpcError(res, refused.status, null, ERROR_CODES.INVALID_REQUEST, refused.message, undefined, refused.headers);
+    }
     // The gate accepted this Origin: a browser page there may read our answers and the session id.
     const origin = req.headers.origin;
     if (typeof origin === 'string' && origin !== '') {

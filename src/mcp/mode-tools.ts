@@ -56,11 +56,20 @@ function modeList(cat: Catalogue, source: string): ToolResult {
   const problems = problemRows(cat.issues);
   metadata.problems = problems;
   if (problems.length > 0) {
-    // Not every problem skips a mode (a misplaced fileRegex loads without its restriction).
-    lines.push(`Problems in the mode files: ${problems.length} (see problems); first: ${formatIssue(cat.issues[0]!)}`);
+    // Not every problem skips a mode (a misplaced fileRegex loads without its restriction). Said
+    // in the text itself: a CLI user or a model sees only the text, not structuredContent.
+    const shown = cat.issues.slice(0, SHOWN_PROBLEMS);
+    const more = problems.length - shown.length;
+    lines.push('', `Problems in the mode files: ${problems.length}`, ...shown.map((i) => `- ${formatIssue(i)}`));
+    lines.push(more > 0
+      ? `- and ${more} more: run \`roo-modes-server validate\` in the project to see them all`
+      : 'Fix them in the file named; `roo-modes-server validate` checks the files again.');
   }
   return { text: lines.join('\n'), metadata };
 }
+
+/** How many mode-file problems list_modes' text spells out (structuredContent.problems has them all). */
+const SHOWN_PROBLEMS = 5;
 
 /** The catalogue's issues as list_modes reports them. */
 function problemRows(issues: readonly ModeIssue[]): { file: string; line: number; slug?: string; reason: string }[] {

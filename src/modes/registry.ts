@@ -139,8 +139,9 @@ export class ModeRegistry {
     if (promptsChanged) change.promptsChanged = true;
     if (peer) change.peer = true;
     if (change.changedSlugs.length === 0 && !change.listChanged && !promptsChanged) return;
-    // Debug, not info: a mode-set call reloads too, and the client hears of it through list_changed.
-    this.#log.debug(`modes reloaded; changed: ${change.changedSlugs.join(', ') || (change.listChanged ? '(order only)' : '(agent rules only)')}`);
+    // Info, as the README's table of levels says: an operator reading the log at the default level
+    // sees that the modes in force changed, and which (only when something did).
+    this.#log.info(`modes reloaded; changed: ${change.changedSlugs.join(', ') || (change.listChanged ? '(order only)' : '(agent rules only)')}`);
     for (const listener of this.#listeners) {
       try { listener(change); } catch (err) { this.#log.error('a modes-changed listener failed', err); }
     }

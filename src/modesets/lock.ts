@@ -1,6 +1,7 @@
 // Serialises mode-set operations: first come, first served inside this process and across server
 // processes of the same project (a pid lock file, see src/files/lock-queue.ts). It never holds the
 // lock past the operation.
+import { dirname } from 'node:path';
 import { LockQueue } from '../files/lock-queue.js';
 import { lockRefusal, underSharedLease } from '../authoring/mode-file-lock.js';
 import type { SharedLeases } from '../authoring/mode-file-lease.js';
@@ -34,7 +35,7 @@ export class ModesetLock {
     // With a shared store, the turn is its lease (servers on other hosts share the project).
     const shared = underSharedLease(this.#leases, lockPath, 'the mode sets', async () => { await prepare?.(); return fn(); }, signal);
     if (shared) return shared;
-    const refuse = (err: unknown): unknown => lockRefusal(err, lockPath, 'the mode sets', signal);
+    const refuse = (err: unknown): unknown => lockRefusal(err, lockPath, 'the mode sets', signal, dirname(lockPath), 'write in');
     return this.#turns.run(lockPath, fn, { signal, refuse, ...(prepare ? { prepare } : {}) });
   }
 }

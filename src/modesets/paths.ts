@@ -1,6 +1,7 @@
 // Where mode-set files live and how a caller-supplied name becomes a path inside those folders.
 // It must never hand out a path outside the mode-sets folder or the template folder.
-import { lstat, mkdir, realpath } from 'node:fs/promises';
+import { lstat, realpath } from 'node:fs/promises';
+import { makeFolder } from '../files/atomic-write.js';
 import { isAbsolute, join, relative, resolve, sep } from 'node:path';
 import { FileRestrictionError } from '../rpc/errors.js';
 
@@ -99,7 +100,7 @@ export class ModesetPaths {
 
   /** Creates a folder under the base when missing and checks it did not lead outside. */
   async ensureDir(dir: string): Promise<void> {
-    await mkdir(dir, { recursive: true });
+    await makeFolder(dir);
     await this.checkDir(dir);
   }
 

@@ -10,6 +10,11 @@ export const REDIS_ERROR_KINDS = {
    * its data after a restart, stuck in a long script, cut from its primary): the command did not run.
    */
   not_ready: { retryable: true },
+  /**
+   * Redis refused the credentials (WRONGPASS: wrong user or password; NOAUTH: it needs one and the
+   * URL gives none). Waiting does not fix a password: someone must change the URL or the server.
+   */
+  auth: { retryable: false },
   /** The connection failed or was lost while the command was in flight (it may or may not have run). */
   connection: { retryable: true },
   /** No connection right now (the client is reconnecting): the command was not sent. */
@@ -48,6 +53,9 @@ export class RedisError extends Error {
  */
 export const NOT_READY_REPLIES: ReadonlySet<string> = new Set(['LOADING', 'BUSY', 'MASTERDOWN']);
 
+/** The error replies that mean the credentials are wrong or missing (ACL's NOPERM is about one command, not the login). */
+export const AUTH_REPLIES: ReadonlySet<string> = new Set(['WRONGPASS', 'NOAUTH']);
+
 /**
  * An error reply, as Redis wrote it: `prefix` is its first word when upper-case (WRONGTYPE, NOSCRIPT,
  * ERR). Its kind is `not_ready` (retryable) for the prefixes of NOT_READY_REPLIES, else `reply`.
@@ -58,7 +66,8 @@ export class RedisReplyError extends RedisError {
   readonly serverMessage: string;
   constructor(serverMessage: string) {
     const prefix = /^[A-Z][A-Z_-]*(?=\s|$)/.exec(serverMessage)?.[0] ?? '';
-    super(NOT_READY_REPLIES.has(prefix) ? 'not_ready' : 'reply', `Redis replied with an error: ${serverMessage}`);
+    super(NOT_READY_REPLIES.has(prefix) ? 'not_ready' : AUTH_REPLIES.has(prefix) ? 'auth' : 'reply',
+      AUTH_REPLIES.has(prefix) ? `Redis refused the credentials (${serverMessage}); check the user and password in the store URL` : `Redis replied with an error: ${serverMessage}`);
     this.serverMessage = serverMessage;
     this.prefix = prefix;
   }
@@ -68,7 +77,9 @@ export class RedisConnectionError extends RedisError {
 }
 export class RedisUnavailableError extends RedisError {
   constructor(address: string, why: RedisError | null) {
-    super('unavailable', `Redis at ${address} is not connected (reconnecting${why ? `; last failure: ${why.message}` : ''}); retry later`);
+    // Refused credentials are no outage: "retry later" would send the user waiting for nothing.
+    if (why?.kind === 'auth') super('auth', `Redis at ${address} refused the credentials: ${why.message}`);
+    else super('unavailable', `Redis at ${address} is not connected (reconnecting${why ? `; last failure: ${why.message}` : ''}); retry later`);
   }
 }
 export class RedisTimeoutError extends RedisError {

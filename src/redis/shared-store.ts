@@ -53,7 +53,9 @@ export class SharedStore {
         seen.ever = true;
       } else if (e.state === 'disconnected' && !seen.down) {
         seen.down = true;
-        log.warn(`${seen.ever ? 'lost' : 'cannot reach'} the store ${this.shownUrl}: ${e.error.message}; tools that need it answer "retry later" until it is ${seen.ever ? 'back' : 'reached'}`);
+        log.warn(e.error.kind === 'auth'
+          ? `the store ${this.shownUrl} refused the credentials: ${e.error.message}; tools that need it fail (not retryable) until the URL or Redis is fixed`
+          : `${seen.ever ? 'lost' : 'cannot reach'} the store ${this.shownUrl}: ${e.error.message}; tools that need it answer "retry later" until it is ${seen.ever ? 'back' : 'reached'}`);
       }
     });
   }

@@ -42,7 +42,7 @@ export function redisFailure(ctx: StoreContext, doing: string, err: RedisError, 
     may_have_run: mayHaveRun,
     recovery_suggestions: err.retryable
       ? [wait, ...(mayHaveRun ? ['The change may have been made: read the session before repeating it'] : ['Nothing was changed'])]
-      : ['Check the Redis server and the store URL; retrying the same call gives the same answer'],
+      : [err.kind === 'auth' ? 'Redis refused the credentials: fix the user and password in the store URL (ROO_MODES_STORE), or the Redis server\'s' : 'Check the Redis server and the store URL; retrying the same call gives the same answer'],
   });
 }
 

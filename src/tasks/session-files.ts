@@ -6,6 +6,7 @@ import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { syncDirectory, writeFileAtomic } from '../files/atomic-write.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
+import { asWriteError, FileWriteError } from '../files/write-errors.js';
 import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../files/pid-lock.js';
 import type { Logger } from '../log.js';
 import { RpcError, SessionStoreError, TaskNotFoundError } from '../rpc/errors.js';
@@ -132,7 +133,8 @@ export class SessionFiles {
   ensureDir(): Promise<void> {
     this.#ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined, (err: unknown) => {
       this.#ready = null;
-      throw this.#failure('creating the folder', err);
+      const refused = asWriteError(err, this.dir, 'create the folder');
+      throw refused instanceof FileWriteError ? refused : this.#failure('creating the folder', err);
     });
     return this.#ready;
   }
@@ -208,12 +210,12 @@ export class SessionFiles {
   async touch(id: string, atMs: number): Promise<void> {
     const s = atMs / 1000;
     const path = this.#path(id);
-    await this.#os('recording an access', async () => { try { await utimes(path, s, s); } catch (err) { ignoreMissing(err); } });
+    await this.#os('recording an access', async () => { try { await utimes(path, s, s); } catch (err) { if (errno(err) !== 'ENOENT') throw asWriteError(err, path); } });
   }
 
   async remove(id: string): Promise<void> {
     const path = this.#path(id);
-    await this.#os('removing a session file', async () => { try { await unlink(path); } catch (err) { ignoreMissing(err); } });
+    await this.#os('removing a session file', async () => { try { await unlink(path); } catch (err) { if (errno(err) !== 'ENOENT') throw asWriteError(err, path, 'remove'); } });
   }
 
   /** Takes the cross-process lock of one session; resolves to its release. */
@@ -240,7 +242,8 @@ export class SessionFiles {
       if (err instanceof UnsafeFileError) throw new SessionStoreError(`Session ${id} cannot be changed: its lock file ${err.path} ${err.problem}; nothing was changed`, {
         message: `The lock file ${err.path} ${err.problem}`, store_path: this.dir, session_id: id, lock_file: err.path, recovery_suggestions: [`Remove ${err.path}`],
       });
-      throw this.#failure('taking the session lock', err);
+      const refused = asWriteError(err, this.dir, 'write in');
+      throw refused instanceof FileWriteError ? refused : this.#failure('taking the session lock', err);
     }
   }
 

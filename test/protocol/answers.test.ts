@@ -63,13 +63,21 @@ test('list_modes names each skipped mode with file, line, slug and reason, and s
   assert.equal(problems[0].line, 6);
   assert.equal(problems[0].slug, 'bad one');
   assert.match(problems[0].reason, /slug/);
-  assert.match(res.content[0].text, /^Problems in the mode files: 1 \(see problems\); first: .*\.roomodes:6:\d+: mode "bad one" was skipped: /m);
+  // The text says what the problem is (a CLI user sees no structuredContent), not "(see problems)".
+  assert.match(res.content[0].text, /^Problems in the mode files: 1\n- .*\.roomodes:6:\d+: mode "bad one" was skipped: .*\nFix them in the file named; `roo-modes-server validate` checks the files again\.$/m);
+  assert.doesNotMatch(res.content[0].text, /see problems/);
   const tools = (await s.call(2, 'tools/list')).result.tools as { name: string; outputSchema: Record<string, unknown> }[];
   const check = compileSchema(tools.find((x) => x.name === 'list_modes')!.outputSchema);
   assert.deepEqual(check(res.structuredContent, 'structuredContent'), []);
   const clean = (await (await project(t)).s.tool(1, 'list_modes')).result;
   assert.deepEqual(clean.structuredContent.problems, []);
   assert.doesNotMatch(clean.content[0].text, /Skipped/);
+  // Past five, the text names the first five and where to see the rest.
+  const many = ['customModes:', ...Array.from({ length: 7 }, (_, i) => [`  - slug: bad ${i}`, '    name: Bad', '    roleDefinition: x', '    groups: [read]']).flat(), ''].join('\n');
+  const crowded = (await (await project(t, many)).s.tool(1, 'list_modes')).result;
+  assert.equal(crowded.structuredContent.problems.length, 7);
+  assert.equal((crowded.content[0].text.match(/^- .*was skipped/gm) ?? []).length, 5, crowded.content[0].text);
+  assert.match(crowded.content[0].text, /^- and 2 more: run `roo-modes-server validate` in the project to see them all$/m);
 });
 
 test('an edit tool without file_path in a mode that may edit only some files is not allowed, and says why', async (t) => {

@@ -124,7 +124,8 @@ test('an existing hooks.json keeps its hooks and comments, is backed up, and a r
   assert.equal(again.code, 0);
   assert.match(again.stdout, /unchanged: .*hooks\.json/);
   assert.equal(readFileSync(hooksFile(root), 'utf8'), after);
-  assert.equal(readdirSync(join(root, '.cursor')).filter((n) => n.startsWith('hooks.json.bak-')).length, 1, 'no second backup');
+  assert.equal(readdirSync(join(root, '.roo', 'backups')).filter((n) => n.endsWith('-config-cursor-hooks-json')).length, 1, 'no second backup');
+  assert.ok(saved.startsWith(join(root, '.roo', 'backups')), saved);
 
   // Another mode replaces ours: two would hold every chat to both.
   const other = await runCli(['export', '--to', 'cursor', '--enforce', 'test-writer'], { env, cwd: root });

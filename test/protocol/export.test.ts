@@ -277,7 +277,7 @@ test('--settings merges one by-agent hook into .claude/settings.json, replacing 
   }, null, 2)}\n`);
   const first = await runCli(['export', '--to', 'claude-code', '--settings'], { env, cwd: root });
   assert.equal(first.code, 0, first.stdout);
-  assert.match(first.stdout, /updated: .*settings\.json \(one hook for every exported agent, by agent_type; previous version kept as .*settings\.json\.bak-/);
+  assert.match(first.stdout, /updated: .*settings\.json \(one hook for every exported agent, by agent_type; previous version kept as .*\/\.roo\/backups\/\d{8}T\d{6}Z-config-claude-settings-json\/settings\.json\)/);
   const merged = JSON.parse(readFileSync(settings, 'utf8'));
   assert.equal(merged.model, 'opus');
   assert.deepEqual(merged.permissions, { allow: ['Read'] });
@@ -288,7 +288,9 @@ test('--settings merges one by-agent hook into .claude/settings.json, replacing 
     { matcher: 'Write', hooks: [modeHook] },
     { matcher: 'Edit|Write|NotebookEdit|MultiEdit', hooks: [{ type: 'command', command: 'node', args: ['${CLAUDE_PROJECT_DIR}/.claude/hooks/roo-modes-check.cjs', 'hook', 'claude-code', '--by-agent'], onFailure: 'block' }] },
   ]);
-  assert.ok(readdirSync(join(root, '.claude')).some((n) => n.startsWith('settings.json.bak-')));
+  // The copy sits in the project's one backups folder, nothing beside settings.json.
+  assert.equal(readdirSync(join(root, '.roo', 'backups')).filter((n) => n.endsWith('-config-claude-settings-json')).length, 1);
+  assert.ok(!readdirSync(join(root, '.claude')).some((n) => n.includes('.bak-')));
   const second = await runCli(['export', '--to', 'claude-code', '--settings'], { env, cwd: root });
   assert.equal(second.code, 0);
   assert.match(second.stdout, /unchanged: .*settings\.json/);

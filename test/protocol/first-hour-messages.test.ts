@@ -85,7 +85,7 @@ test('a fileRegex at the mode level: its own line and where it belongs, in valid
   await s.initialize();
   await pollUntil(() => s.stderr.includes(`${file}:5:5: ${expected}`), 'the start-up warning', 10_000);
   const answer = (await s.tool(1, 'list_modes')).result;
-  assert.ok(answer.content[0].text.includes(`Problems in the mode files: 1 (see problems); first: ${file}:5:5: ${expected}`), answer.content[0].text);
+  assert.ok(answer.content[0].text.includes(`Problems in the mode files: 1\n- ${file}:5:5: ${expected}\n`), answer.content[0].text);
   const listed = answer.structuredContent;
   assert.deepEqual(listed.problems, [{ file, line: 5, slug: 'docs-writer', reason: expected }]);
   assert.ok(listed.modes.some((m: { slug: string }) => m.slug === 'docs-writer'), 'the mode still loads, as in Roo');
@@ -158,5 +158,26 @@ test('a mistyped command, flag or value is named with the one most likely meant,
     assert.equal(r.code, 2, args.join(' '));
     assert.equal(r.stderr, `${message}\n`);
     assert.equal(r.stdout, '');
+  }
+});
+
+test('every CLI failure that is not a usage error starts with the same prefix, and import-mode says its reason once', async (t) => {
+  const project = tempDir(t, 'rms-proj-');
+  const bad = join(project, 'bad.json');
+  writeFileSync(bad, JSON.stringify({ customModes: [{ slug: 'Bad Slug', name: 'x', roleDefinition: 'y', groups: ['read'] }] }));
+  const refused = await runCli(['import-mode', bad, '--project-root', project]);
+  assert.equal(refused.code, 1);
+  assert.equal(refused.stderr, 'roo-modes-server import-mode: Import refused: customModes[0] ("Bad Slug") is invalid: slug: "Bad Slug" must be letters, digits and dashes only\n');
+  const cases: [string[], RegExp, number][] = [
+    [['import-mode', join(project, 'missing.json'), '--project-root', project], /^roo-modes-server import-mode: .*missing\.json: /, 1],
+    [['export-mode', 'nobody', '--project-root', project], /^roo-modes-server export-mode: no mode "nobody"; available: /, 1],
+    [['add-to-mcp-config', '--client', 'roo', '--project-root', join(project, 'nowhere')], /^roo-modes-server add-to-mcp-config: the project root .*nowhere does not exist/, 2],
+    [['modes', '--project-root', project, '--html', join(project, 'no', 'dir', 'x.html')], /^roo-modes-server modes: cannot write /, 1],
+  ];
+  for (const [args, first, code] of cases) {
+    const r = await runCli(args);
+    assert.equal(r.code, code, `${args.join(' ')}: ${r.stderr}`);
+    assert.match(r.stderr, first);
+    for (const line of r.stderr.trim().split('\n')) assert.match(line, /^roo-modes-server [a-z-]+: /, `${args[0]}: every line has the prefix`);
   }
 });

@@ -25,6 +25,10 @@ test('call --url sends ROO_MODES_HTTP_TOKEN as the bearer token', async (t) => {
   const refused = await runCli(['call', '--url', s.url, 'list_modes'], { env: { ROO_MODES_HTTP_TOKEN: undefined } });
   assert.equal(refused.code, 1);
   assert.match(refused.stderr, /401/);
+  // A wrong token is told as such (403), not as a missing one or an OAuth challenge.
+  const wrong = await runCli(['call', '--url', s.url, 'list_modes'], { env: { ROO_MODES_HTTP_TOKEN: `${token}-not` } });
+  assert.equal(wrong.code, 1);
+  assert.match(wrong.stderr, /HTTP 403 .*wrong bearer token/);
   const ok = await runCli(['call', '--url', s.url, 'list_modes'], { env: { ROO_MODES_HTTP_TOKEN: token } });
   assert.equal(ok.code, 0, ok.stderr);
   assert.match(ok.stdout, /Code \(code\)/);

@@ -82,10 +82,20 @@ test('the hook endpoint has the MCP endpoint’s security: Host and Origin check
   const port = new URL(s.url).port;
   const body = event(root, 'Write', { file_path: join(root, 'src', 'a.ts'), content: '' });
   const auth = { authorization: `Bearer ${token}` };
-  assert.equal((await hookCall(s, '?mode=architect', body)).status, 401);
-  assert.equal((await hookCall(s, '?mode=architect', body, { authorization: 'Bearer wrong' })).status, 401);
-  assert.equal((await hookCall(s, '?mode=architect', body, { ...auth, origin: 'http://evil.example' })).status, 403);
-  assert.equal((await hookCall(s, '?mode=architect', body, { ...auth, host: `evil.example:${port}` })).status, 403);
+  // Refused by the gate, the hook endpoint still answers {"error": …} as it does for every failure
+  // (docs/integration.md), not the MCP endpoint's JSON-RPC error.
+  const refusals: [Promise<Answer>, number, RegExp][] = [
+    [hookCall(s, '?mode=architect', body), 401, /needs "Authorization: Bearer <token>"/],
+    [hookCall(s, '?mode=architect', body, { authorization: 'Bearer wrong' }), 403, /^wrong bearer token/],
+    [hookCall(s, '?mode=architect', body, { ...auth, origin: 'http://evil.example' }), 403, /Origin "http:\/\/evil\.example" is not allowed/],
+    [hookCall(s, '?mode=architect', body, { ...auth, host: `evil.example:${port}` }), 403, /DNS rebinding/],
+  ];
+  for (const [pending, status, why] of refusals) {
+    const a = await pending;
+    assert.equal(a.status, status, a.body);
+    assert.deepEqual(Object.keys(JSON.parse(a.body) as object), ['error'], a.body);
+    assert.match((JSON.parse(a.body) as { error: string }).error, why);
+  }
   denyReason(await hookCall(s, '?mode=architect', body, auth));
 });
 

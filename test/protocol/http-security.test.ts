@@ -26,14 +26,19 @@ test('a foreign Origin or Host is refused with 403; loopback names and allowed o
   assert.equal((await s.post(PING, { host: 'app.example.com' })).status, 200, 'an allowed origin\'s host');
 });
 
-test('with a token every request needs it (401 otherwise)', async (t) => {
+test('with a token every request needs it: 401 with a challenge when missing, 403 without one when wrong (no OAuth for a wrong token)', async (t) => {
   const token = 'a-long-enough-test-token-0123456789';
   const s = await startHttp(t, [], { ROO_MODES_HTTP_TOKEN: token });
   const none = await s.post(PING);
   assert.equal(none.status, 401);
   assert.equal(none.headers['www-authenticate'], 'Bearer');
-  assert.equal((await s.post(PING, { authorization: 'Bearer wrong' })).status, 401);
-  assert.equal((await s.post(PING, { authorization: `Bearer ${token}x` })).status, 401, 'a longer token');
+  assert.match(none.body, /needs \\"Authorization: Bearer <token>\\"/);
+  // A 401 challenge makes MCP clients start OAuth; a wrong static token is answered 403 and says so.
+  const wrong = await s.post(PING, { authorization: 'Bearer wrong' });
+  assert.equal(wrong.status, 403);
+  assert.equal(wrong.headers['www-authenticate'], undefined);
+  assert.match(wrong.body, /wrong bearer token/);
+  assert.equal((await s.post(PING, { authorization: `Bearer ${token}x` })).status, 403, 'a longer token');
   assert.equal((await s.post(PING, { authorization: `Bearer ${token}` })).status, 200);
 });
 

@@ -47,5 +47,5 @@ test('modes --html refuses a missing file name, a second output form, and a fold
   const nowhere = join(home, 'no', 'such', 'dir', 'x.html');
   const r = await runCli(['modes', `--html=${nowhere}`, '--project-root', home], { home });
   assert.equal(r.code, 1);
-  assert.match(r.stderr, /^modes: could not write .*x\.html: /);
+  assert.match(r.stderr, /^roo-modes-server modes: cannot write .*x\.html: a folder on the path does not exist \(ENOENT\)\n$/);
 });

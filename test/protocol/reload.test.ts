@@ -7,6 +7,7 @@ import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { startServer, tempDir, type Msg, type ServerProcess } from './harness.js';
+import { pollUntil } from '../robustness/observe.js';
 
 type TestCtx = Parameters<typeof startServer>[0];
 /** A wire value read in assertions; the harness types parsed messages loosely (Msg.result). */
@@ -81,6 +82,8 @@ test('sends list_changed for resources and prompts when .roomodes changes, and t
   assert.equal((await allResources(call)).length, 15);
 
   await changeAndAwait(s, () => writeFileSync(roomodes, modesFile(modeYaml('reviewer', '🔍 Reviewer'))), 'creating .roomodes');
+  // Logged at info, the default level (the README's table of levels), naming what changed.
+  await pollUntil(() => /INFO \[[\w.-]+\] modes reloaded; changed: reviewer\n/.test(s.stderr), 'the reload at info', 5000);
   const added = await allResources(call);
   assert.equal(added.length, 18);
   assert.deepEqual(added.filter((r) => r.uri.startsWith('mode://reviewer')).map((r) => [r.name, r.title]), [['reviewer', '🔍 Reviewer'], ['reviewer_config', '🔍 Reviewer - Configuration'], ['reviewer_system_prompt', '🔍 Reviewer - System Prompt']]);

@@ -234,6 +234,19 @@ test('a server waits a bounded time for its store before listening, then serves 
   assert.match(s.stderr, /INFO \[store\] connected to the store/);
 });
 
+test('a wrong Redis password reads as refused credentials, not as "not reachable yet, retry later"', { skip: ownRedisMissing }, async (t) => {
+  const redis = await startRedis(t, { args: ['--requirepass', 'right-password'] });
+  const project = tempDir(t);
+  const s = await startHttp(t, ['--project-root', project, '--store', `redis://:wrong-password@127.0.0.1:${redis.port}`]);
+  assert.match(s.stderr, /warning: the store redis:\/\/\*\*\*@127\.0\.0\.1:\d+ refused the credentials \(.*WRONGPASS.*\); serving anyway: tools that need the store fail until the password/);
+  assert.doesNotMatch(s.stderr, /not reachable yet|retry later/);
+  assert.doesNotMatch(s.stderr, /wrong-password/, 'the password is never printed');
+  const refused = await call(s, 1, 'create_task', { mode_slug: 'code' });
+  assert.equal(refused.error?.data?.retryable, false, text(refused));
+  assert.equal(refused.error?.data?.redis_error, 'auth', text(refused));
+  assert.match(refused.error?.message ?? '', /refused the credentials/);
+});
+
 test('a rediss:// store is reached over TLS, its certificate checked against the CAs Node is given', { skip: ownRedisMissing }, async (t) => {
   const dir = fileURLToPath(new URL('../fixtures/redis-tls/', import.meta.url));
   const files = { cert: join(dir, 'cert.pem'), key: join(dir, 'key.pem'), ca: join(dir, 'cert.pem') };

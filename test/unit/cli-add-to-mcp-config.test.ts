@@ -44,6 +44,22 @@ test('creates a missing VS Code project file and its folder with a stdio entry t
   assert.deepEqual(await backups(join(project, '.vscode')), []);
 });
 
+test('replacing a project\'s config keeps the old one in the project\'s .roo/backups/, not beside it', async (t) => {
+  const project = await tempDir(t);
+  const first = await add(['--client', 'cursor', '--project-root', project]);
+  assert.equal(first.code, 0, first.err);
+  const file = join(project, '.cursor', 'mcp.json');
+  const before = (await readFile(file, 'utf8')).replace('roo-modes-server', 'old-command');
+  await writeFile(file, before);
+  const r = await add(['--client', 'cursor', '--project-root', project]);
+  assert.equal(r.code, 0, r.err);
+  const kept = /previous version kept as (\S+)\)/.exec(r.out)?.[1];
+  assert.match(kept ?? '', new RegExp(`^${join(project, '.roo', 'backups').replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\d{8}T\\d{6}Z-config-cursor-mcp-json/mcp\\.json$`), r.out);
+  assert.equal(await readFile(kept!, 'utf8'), before);
+  assert.deepEqual(await backups(join(project, '.cursor')), [], 'nothing beside the file');
+  assert.deepEqual(await readdir(project), ['.cursor', '.roo'], 'one folder to ignore');
+});
+
 test('a shared project file names folders relative to the project or home, and refuses one it cannot name', async (t) => {
   const project = await tempDir(t);
   const home = await tempDir(t);

@@ -176,6 +176,18 @@ test('reads every documented environment variable', async () => {
   assert.equal(config.logging.level, 'debug');
 });
 
+test('store.prefix comes from --store-prefix over ROO_MODES_STORE_PREFIX over the file, and is checked whichever set it', async () => {
+  assert.equal((await loadConfig(NO_ARGS, {}, CWD)).store.prefix, 'rms:');
+  assert.equal((await loadConfig(NO_ARGS, { ROO_MODES_STORE_PREFIX: 'proj-a:' }, CWD)).store.prefix, 'proj-a:');
+  const flagged = parseServeArgs(['--store-prefix', 'proj-b:']);
+  assert.deepEqual(flagged.overrides, { store: { prefix: 'proj-b:' } });
+  assert.equal((await loadConfig(flagged, { ROO_MODES_STORE_PREFIX: 'proj-a:' }, CWD)).store.prefix, 'proj-b:', 'the flag wins');
+  for (const bad of ['has space', '{braces}', 'x'.repeat(65)]) {
+    await rejectsConfig(loadConfig(NO_ARGS, { ROO_MODES_STORE_PREFIX: bad }, CWD), /store\.prefix \(--store-prefix \/ ROO_MODES_STORE_PREFIX\) .* must be 1 to 64 printable ASCII characters without spaces or braces/);
+    await rejectsConfig(loadConfig(parseServeArgs(['--store-prefix', bad]), {}, CWD), /store\.prefix/);
+  }
+});
+
 test('ignores empty environment variables', async () => {
   const config = await loadConfig(NO_ARGS, { ROO_PROJECT_ROOT: '', ROO_IPC_PORT: '', ROO_MODES_LOG_LEVEL: '' }, CWD);
   assert.equal(config.paths.project_root, null);

@@ -34,6 +34,10 @@ test('the README and docs/*.md hold no absolute path of this machine', () => {
 
 test('docs/integration.md registers the server with placeholder paths', () => {
   const text = readFileSync(join(REPO, 'docs/integration.md'), 'utf8');
-  assert.match(text, /"\/path\/to\/roo-modes-server\/dist\/main\.js"/);
+  assert.match(text, /"\/path\/to\/roo-modes-server\/dist\/main\.cjs"/);
+  // The bin is dist/main.cjs (dist/main.js only loads it): every command the page gives runs the bin.
+  const bin = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { bin: Record<string, string> }).bin['roo-modes-server'];
+  assert.equal(bin, 'dist/main.cjs');
+  assert.deepEqual([...new Set(text.match(/\/path\/to\/roo-modes-server\/dist\/main\.c?js/g))], ['/path/to/roo-modes-server/dist/main.cjs']);
   assert.match(text, /-e KEY=VALUE/, 'the Inspector forms are documented');
 });

@@ -29,7 +29,8 @@ test('the gate: Host, Origin and token', () => {
   const open = { bindHost: '0.0.0.0', allowedOrigins: [], token: 'a-token-of-enough-length' };
   assert.equal(checkRequest({ host: 'server.lan:3000', authorization: 'Bearer a-token-of-enough-length' }, open), null, 'any Host when bound beyond loopback');
   assert.equal(checkRequest({ host: 'server.lan:3000' }, open)?.status, 401);
-  assert.equal(checkRequest({ host: 'server.lan:3000', authorization: 'Bearer a-token-of-enough-lengtH' }, open)?.status, 401);
+  assert.equal(checkRequest({ host: 'server.lan:3000', authorization: 'Bearer a-token-of-enough-lengtH' }, open)?.status, 403, 'a wrong token: no challenge');
+  assert.equal(checkRequest({ host: 'server.lan:3000', authorization: 'Bearer a-token-of-enough-lengtH' }, open)?.headers, undefined);
   assert.equal(checkRequest({ host: 'server.lan:3000', authorization: 'Basic a-token-of-enough-length' }, open)?.status, 401);
 });
 

@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { RedisClient } from '../../src/redis/client.js';
 import { RedisConnectionError, RedisReplyError, RedisUnavailableError } from '../../src/redis/errors.js';
+import { redisFailure } from '../../src/tasks/redis-replies.js';
 import { connectedClient, nextState, ownRedisMissing, startRedis } from '../redis-server.js';
 
 const TLS_DIR = fileURLToPath(new URL('../fixtures/redis-tls/', import.meta.url));
@@ -24,9 +25,19 @@ test('AUTH with a password alone, and with an ACL user; a wrong password is repo
   const wrong = new RedisClient({ url: `redis://:nope@127.0.0.1:${redis.port}`, backoff: { minMs: 10, maxMs: 50 } });
   t.after(() => wrong.close());
   const event = await nextState(wrong, 'disconnected');
-  assert.ok(event.state === 'disconnected' && event.error instanceof RedisReplyError && event.error.prefix === 'WRONGPASS', String(event));
-  await assert.rejects(wrong.command('PING'), (e: unknown) => e instanceof RedisUnavailableError && e.retryable && /WRONGPASS/.test(e.message));
+  assert.ok(event.state === 'disconnected' && event.error instanceof RedisReplyError && event.error.prefix === 'WRONGPASS' && event.error.kind === 'auth', String(event));
+  // A wrong password is an authentication error, not an outage: waiting does not fix it.
+  await assert.rejects(wrong.command('PING'), (e: unknown) => e instanceof RedisUnavailableError && e.kind === 'auth' && !e.retryable
+    && /refused the credentials.*WRONGPASS/.test(e.message) && !/retry later/.test(e.message));
   assert.ok(!/nope/.test(wrong.lastError?.message ?? ''), 'the password is not in the message');
+  const failure = redisFailure({ address: '127.0.0.1', prefix: 'rms:', timeoutSeconds: 60 }, 'creating a session', wrong.lastError!);
+  const data = failure.data as { retryable: boolean; recovery_suggestions: string[] };
+  assert.equal(data.retryable, false);
+  assert.match(data.recovery_suggestions.join(' '), /fix the user and password in the store URL/);
+
+  // No password where Redis needs one: NOAUTH on the first command, the same kind.
+  const none = await connectedClient(t, { url: `redis://127.0.0.1:${redis.port}` });
+  await assert.rejects(none.command('PING'), (e: unknown) => e instanceof RedisReplyError && e.prefix === 'NOAUTH' && e.kind === 'auth' && !e.retryable);
 });
 
 test('rediss:// speaks TLS and checks the server certificate', { skip: ownRedisMissing }, async (t) => {

@@ -280,3 +280,18 @@ const contract = contractCases(async (t, clock, o) => {
   return store;
 });
 for (const [name, run] of contract) test(`with a folder: ${name}`, run);
+
+test('a sessions folder the OS will not let us make is an app error naming it and the reason, not -32603', async (t) => {
+  const { dir } = setup(t);
+  // A file where the folder should be refuses the write even for root (ENOTDIR).
+  writeFileSync(join(dir, 'plain'), 'x');
+  const where = join(dir, 'plain', 'sessions');
+  const files = new SessionFiles(where, recordingLogger());
+  await assert.rejects(files.ensureDir(), (err: unknown) => {
+    assert.ok(err instanceof RpcError);
+    assert.equal(err.code, -32004);
+    assert.equal(err.message, `cannot create the folder ${where}: a part of the path is a file, not a folder (ENOTDIR)`);
+    assert.deepEqual([(err.data as Record<string, unknown>).path, (err.data as Record<string, unknown>).os_error], [where, 'ENOTDIR']);
+    return true;
+  });
+});
