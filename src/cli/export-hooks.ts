@@ -132,7 +132,7 @@ export function hookNotes(f: HookFacts): string[] {
   if (f.globalModes.length > 0) {
     const where = host === 'cursor'
       ? 'the hook cannot judge and blocks every call'
-      : 'an agent file\'s hook cannot judge and blocks every edit, and the by-agent settings hook takes the agent for one no mode exports and lets its edits through';
+      : 'the agent\'s hooks (its file\'s and the by-agent settings hook) cannot judge and block every edit';
     lines.push(`warning: mode ${f.globalModes.join(', ')} ${f.globalModes.length === 1 ? 'comes' : 'come'} from your global mode files, which the hooks read on each machine: where one is missing, ${where}; put it in the project's .roomodes${host === 'cursor' ? '' : ', or export --to claude-code-plugin, which carries its modes'}`);
   }
   if (keptFrom !== undefined && launcher.kind !== 'vendored') lines.push(`the hooks keep what the earlier export wrote (read from ${keptFrom}): ${describeLauncher(launcher, host)}; --hook or --hook-command chooses another`);

@@ -7,6 +7,7 @@ import { compileMode, type CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
 import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
+import { orphanedAgent } from '../hook/exported-agent.js';
 import { expandHome, meant, readCommand, type Command, type Option, type Values } from './options.js';
 
 export interface HookIo {
@@ -32,7 +33,7 @@ type Target = (typeof TARGETS)[number];
 
 const OPTIONS = [
   { name: '--mode', kind: 'string', value: 'SLUG', help: 'the mode to enforce' },
-  { name: '--by-agent', kind: 'switch', help: `(claude-code) the mode whose exported agent name (the slug lower-cased) is the event's agent_type; no objection outside such a subagent. For one hook in .claude/settings.json that serves every exported agent.` },
+  { name: '--by-agent', kind: 'switch', help: `(claude-code) the mode whose exported agent name (the slug lower-cased) is the event's agent_type; no objection outside such a subagent, except an agent file an export wrote whose mode is gone (refused). For one hook in .claude/settings.json that serves every exported agent.` },
   { name: '--project-root', kind: 'path', value: 'DIR', help: `the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR first; else the event's cwd or first workspace root)` },
   { name: '--agent', kind: 'string', value: 'NAME', help: "judge only calls made by this subagent (the event's agent_type); every other call passes" },
   { name: '--edits-only', kind: 'switch', help: 'judge only edit tools; others pass' },
@@ -126,7 +127,7 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
     convertDocument: convertLegacyRoles,
   };
   const found = args.modesFile !== undefined ? await fileMode(resolve(expandHome(args.modesFile, env)), args.byAgent ? agentType! : args.mode!, args.byAgent)
-    : args.byAgent ? await agentMode(sources, agentType!) : await namedMode(sources, args.mode!);
+    : args.byAgent ? await agentMode(sources, agentType!, projectRoot, expandHome('~', env)) : await namedMode(sources, args.mode!);
   if (typeof found === 'string') return fail(found);
   if (found === null) return none();
   const verdict = judgeEvent(found, event, projectRoot, args.editsOnly);
@@ -162,13 +163,13 @@ async function namedMode(sources: Sources, slug: string): Promise<CompiledMode |
  * `--by-agent`: the mode exported as this subagent, or null for any other subagent (Claude Code's
  * own Explore, a hand-written agent). When a mode file with problems (it failed to load, or an entry
  * was skipped) may define it, the answer cannot be known: that fails closed rather than let an
- * exported agent's calls through unjudged.
+ * exported agent's calls through unjudged. So does an agent file an export wrote whose mode is gone.
  */
-async function agentMode(sources: Sources, agentType: string): Promise<CompiledMode | null | string> {
+async function agentMode(sources: Sources, agentType: string, projectRoot: string, home: string): Promise<CompiledMode | null | string> {
   const exact = await loadOneMode(sources, agentType);
   if (exact) return exact;
   const catalogue = await loadCatalogue(sources);
-  return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType);
+  return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType) ?? await orphanedAgent(catalogue, agentType, projectRoot, home);
 }
 
 /**

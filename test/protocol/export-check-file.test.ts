@@ -110,6 +110,6 @@ test('a global mode exported on request (--include-global), which a teammate may
   writeFileSync(join(env.ROO_CONFIG_DIR!, 'custom_modes.yaml'), ROOMODES.replace('docs-writer', 'my-notes'));
   const r = await runCli(['export', '--to', 'claude-code', '--settings', '--include-global'], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout);
-  assert.match(r.stdout, /warning: mode my-notes comes from your global mode files, which the hooks read on each machine: .*by-agent settings hook .* lets its edits through; put it in the project's \.roomodes, or export --to claude-code-plugin/);
+  assert.match(r.stdout, /warning: mode my-notes comes from your global mode files, which the hooks read on each machine: where one is missing, the agent's hooks \(its file's and the by-agent settings hook\) cannot judge and block every edit; put it in the project's \.roomodes, or export --to claude-code-plugin/);
   assert.doesNotMatch(r.stdout, /warning: mode docs-writer/);
 });
