@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_LAUNCHER, writtenByExport, type ExportContext, type HookTransport } from '../export/source.js';
 import { MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
-import { CHECK_LAUNCHERS, CHECK_MIN_NODE, CHECK_PATHS, builtCheckFile, staleCheckDetail, type CheckHost } from '../export/vendored-check.js';
+import { CHECK_LAUNCHERS, CHECK_MIN_NODE, CHECK_PATHS, builtVendored, staleness, type CheckHost } from '../export/vendored.js';
 import { chooseLauncher, describeLauncher, otherLaunchers, type Launcher, type LauncherChoice } from '../export/launcher.js';
 import { SETTINGS_FILES } from '../export/settings.js';
 import { UsageError } from './options.js';
@@ -83,11 +83,11 @@ export async function placeCheck(target: string, launcher: Launcher, runs: boole
     return false;
   }
   let fresh: string;
-  try { fresh = await builtCheckFile(); } catch (err) {
+  try { fresh = (await builtVendored('check')).text; } catch (err) {
     report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
     return false;
   }
-  return place(file, fresh, (was) => staleCheckDetail(was, fresh));
+  return place(file, fresh, (was) => staleness(was, fresh));
 }
 
 /** What the export wrote hooks for, as the report needs it. */

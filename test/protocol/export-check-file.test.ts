@@ -42,7 +42,7 @@ for (const [target, extra, path] of [
     const cases: [string | null, RegExp][] = [
       [older, new RegExp(`stale: .*roo-modes-check\\.cjs \\(roo-modes-check 0\\.0\\.9 sha256:[0-9a-f]{12}; this export writes ${version!.replace(/\./g, '\\.')} sha256:${hash!.slice(0, 12)}\\)`)],
       [BUILT.replace('hook claude-code|cursor', 'hook claude-code'), /stale: .*roo-modes-check\.cjs \(its comment lines were edited\)/],
-      [BUILT.replace('"use strict";', '"use strict"; /* mine */'), new RegExp(`stale: .*roo-modes-check\\.cjs \\(edited since it was written: its code no longer hashes to its sha256:${hash!.slice(0, 12)}\\)`)],
+      [BUILT.replace('"use strict";', '"use strict"; /* mine */'), new RegExp(`stale: .*roo-modes-check\\.cjs \\(edited since export ${version!.replace(/\./g, '\\.')} wrote it: its code no longer hashes to its sha256:${hash!.slice(0, 12)}\\)`)],
       [null, /missing: .*roo-modes-check\.cjs/],
     ];
     for (const [text, why] of cases) {
