@@ -1,0 +1,80 @@
+// The hook's start as an agent pays it before every tool call it guards: wall time from spawn to exit
+// of the self-contained check (`node dist/roo-modes-check.cjs hook …`, what exports copy into
+// projects) and of the command hook (`node dist/main.cjs hook …`), answering one PreToolUse event
+// with a 100-mode .roomodes, beside `node -e 0` given the same event, alternating round by round.
+// Usage: node bench/hook-start.mjs [--rounds=N]   (prints the table and one key=value line)
+import { spawn } from 'node:child_process';
+import { mkdirSync, utimesSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { REPO, SERVER_MAIN, alternate, median, ms, now, printTable, projectWithModes, round, row } from './lib.mjs';
+
+const CHECK = join(REPO, 'dist', 'roo-modes-check.cjs');
+/** Issue 33: both start within 1.15× Node's own start. */
+const TARGET = 1.15;
+
+/** One run: spawn, write the event, wait for exit; milliseconds (throws on a wrong answer). */
+function once(args, input, expectDeny) {
+  return new Promise((resolve, reject) => {
+    const t0 = now();
+    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+    child.on('error', reject);
+    child.on('close', (code) => {
+      const elapsed = now() - t0;
+      if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}`));
+      if (expectDeny !== null && out.includes('"deny"') !== expectDeny) return reject(new Error(`unexpected answer: ${out}`));
+      resolve(elapsed);
+    });
+    child.stdin.on('error', () => { /* node -e 0 may exit before reading */ });
+    child.stdin.end(input);
+  });
+}
+
+export async function hookStart({ rounds }) {
+  const p = projectWithModes(100);
+  mkdirSync(join(p.dir, 'src'));
+  try {
+    const rows = [];
+    const keys = {};
+    // gen-00050 has no edit group: the Edit is refused after the file is read in full. `changed`: the
+    // file's time is set to now before each run, as after an edit, so nothing remembered of it is used.
+    for (const [label, key, slug, changed] of [
+      ['a .roomodes of 100 modes, asking one of them', 'own', 'gen-00050', false],
+      ['the same, the file just changed', 'changed', 'gen-00050', true],
+      ['a .roomodes of 100 modes, asking a built-in', 'builtin', 'architect', false],
+    ]) {
+      const event = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Edit', cwd: p.dir, tool_input: { file_path: join(p.dir, 'src', 'main.ts'), old_string: 'a', new_string: 'b' } });
+      const args = ['hook', 'claude-code', '--mode', slug, '--project-root', p.dir, '--config-dir', p.configDir];
+      const run = (kind) => {
+        if (changed && kind !== 'floor') utimesSync(p.file, new Date(), new Date());
+        if (kind === 'floor') return once(['-e', '0'], event, null);
+        return once([kind === 'check' ? CHECK : SERVER_MAIN, ...args], event, true);
+      };
+      for (const kind of ['floor', 'check', 'command']) { await run(kind); await run(kind); }
+      const runs = await alternate(rounds, run, ['floor', 'check', 'command']);
+      const floor = median(runs.floor);
+      keys[`hook_start_${key}_node_ms`] = round(floor, 1);
+      for (const kind of ['check', 'command']) {
+        const ours = median(runs[kind]);
+        const ratio = ours / floor;
+        keys[`hook_start_${key}_${kind}_ms`] = round(ours, 1);
+        keys[`hook_start_${key}_${kind}_ratio`] = round(ratio);
+        rows.push(row(`${kind === 'check' ? 'check file' : 'command hook'} start, ${label}`, {
+          ours: ms(ours), floor: `${ms(floor)} (node -e 0)`, ratio, target: `≤ ${TARGET.toFixed(2)}× node -e 0`, pass: ratio <= TARGET, keys: {},
+        }));
+      }
+    }
+    return { rows, keys };
+  } finally {
+    p.cleanup();
+  }
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 21);
+  const { rows, keys } = await hookStart({ rounds });
+  printTable(rows);
+  console.log(Object.entries(keys).map(([k, v]) => `${k}=${v}`).join(' '));
+}
