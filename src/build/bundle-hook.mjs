@@ -12,6 +12,7 @@
 //
 // The same file is the self-contained check that export writes into projects (src/export/vendored.ts):
 // run by `node` it is the hook itself (src/cli/check-main.ts), so it is also kept small (compact below).
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -167,6 +168,18 @@ export function compact(text) {
 }
 
 /**
+ * The code with ROO_MODES_CODE_ID defined on its second line (after "use strict"): the sha256 of
+ * the rest, which names the build whose parsed mode files the hook may reuse (src/cli/hook.ts).
+ */
+export function withCodeId(code) {
+  const first = code.indexOf('\n');
+  const head = code.slice(0, first + 1);
+  if (!/^["']use strict["'];\n$/.test(head)) throw new BundleError('the compact bundle does not start with "use strict"');
+  const rest = code.slice(first + 1);
+  return `${head}const ROO_MODES_CODE_ID = "${createHash('sha256').update(rest, 'utf8').digest('hex')}";\n${rest}`;
+}
+
+/**
  * The bundles, each written with the vendored files' header (src/export/vendored.ts: name, version,
  * sha256) so that export copies them byte for byte: the self-contained check that export copies into
  * projects (dist/main.cjs requires it for `hook` too; compact), and the decision code that
@@ -187,7 +200,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   for (const b of BUNDLES) {
     const out = join(DIST, VENDORED[b.kind].bundle);
     try {
-      const finish = b.compact ? (text) => vendoredText(b.kind, version, compact(text + run)) : (text) => vendoredText(b.kind, version, text);
+      const finish = b.compact ? (text) => vendoredText(b.kind, version, withCodeId(compact(text + run))) : (text) => vendoredText(b.kind, version, text);
       const count = await writeBundle(join(DIST, b.entry), b.names, out, finish);
       process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules (${readFileSync(out).length} bytes)\n`);
     } catch (err) {

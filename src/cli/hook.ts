@@ -1,13 +1,14 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
-import { resolve } from 'node:path';
-import { loadCatalogue, readModeLayer, type Catalogue } from '../modes/catalogue.js';
+import { join, resolve } from 'node:path';
+import { loadCatalogue, readModeLayer, type Catalogue, type LayerCache } from '../modes/catalogue.js';
 import { loadOneMode } from '../modes/one-mode.js';
 import { compileMode, type CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
 import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { orphanedAgent } from '../hook/exported-agent.js';
+import { fileLayerCache } from '../hook/layer-cache.js';
 import { expandHome, meant, readCommand, type Command, type Option, type Values } from './options.js';
 
 export interface HookIo {
@@ -17,6 +18,14 @@ export interface HookIo {
   /** stdin as text, or null when it is larger than maxBytes. */
   stdin(maxBytes: number): Promise<string | null>;
 }
+
+/**
+ * The identity of the hook's code when it runs as the one-file build (roo-modes-check.cjs, which
+ * defines it: the sha256 of its code), else undefined. Only that build keeps parsed mode files
+ * between calls, each entry under this identity, so another build never reads them.
+ */
+declare const ROO_MODES_CODE_ID: string | undefined;
+const CODE_ID = typeof ROO_MODES_CODE_ID === 'string' ? ROO_MODES_CODE_ID : undefined;
 
 /** A Write of a large file carries its whole content; past this the event is refused unread. */
 const MAX_EVENT_BYTES = 64 * 1024 * 1024;
@@ -120,13 +129,16 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
     ?? (cursor ? event.workspaceRoot ?? event.cwd : event.cwd ?? event.workspaceRoot) ?? undefined;
   if (rootGiven === undefined) return fail('no project root: pass --project-root, or run under the agent (CLAUDE_PROJECT_DIR, CURSOR_PROJECT_DIR) with an absolute cwd or workspace root in the event');
   const projectRoot = resolve(expandHome(rootGiven, env));
+  const layerCache = CODE_ID === undefined ? undefined
+    : fileLayerCache(join(env.XDG_CACHE_HOME || expandHome('~/.cache', env), 'roo-modes-server', 'hook-parsed'), CODE_ID);
   const sources = {
     projectRoot,
     configDir: resolve(expandHome(args.configDir ?? (env.ROO_CONFIG_DIR || '~/.roo-code'), env)),
     globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, env)),
     convertDocument: convertLegacyRoles,
+    layerCache,
   };
-  const found = args.modesFile !== undefined ? await fileMode(resolve(expandHome(args.modesFile, env)), args.byAgent ? agentType! : args.mode!, args.byAgent)
+  const found = args.modesFile !== undefined ? await fileMode(resolve(expandHome(args.modesFile, env)), args.byAgent ? agentType! : args.mode!, args.byAgent, layerCache)
     : args.byAgent ? await agentMode(sources, agentType!, projectRoot, expandHome('~', env)) : await namedMode(sources, args.mode!);
   if (typeof found === 'string') return fail(found);
   if (found === null) return none();
@@ -177,8 +189,8 @@ async function agentMode(sources: Sources, agentType: string, projectRoot: strin
  * slug or, by agent, the exported agent's name. Whatever is not found there cannot be judged: the
  * file travels with the hook (a plugin's), so a missing mode or file is a broken install.
  */
-async function fileMode(file: string, name: string, byAgent: boolean): Promise<CompiledMode | string> {
-  const read = await readModeLayer(file, 'project', true);
+async function fileMode(file: string, name: string, byAgent: boolean, cache: LayerCache | undefined): Promise<CompiledMode | string> {
+  const read = await readModeLayer(file, 'project', true, undefined, cache);
   const modes = read.modes.map((m) => Object.freeze(compileMode(m)));
   const mode = byAgent ? modeForAgent(modes, name) : modes.find((m) => m.slug === name);
   if (mode !== undefined) return mode;

@@ -1,9 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './harness.js';
+import { MAIN, tempDir } from './harness.js';
 import { hookProject } from './hook-rig.js';
 import { runCli, type CliRun } from './cli-run.js';
 
@@ -255,4 +255,29 @@ test('hook --by-agent refuses an exported agent whose mode is gone, in the built
   // The mode back: judged again, inside the pattern allowed.
   writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    name: Docs\n    roleDefinition: x\n    groups: [read, [edit, {fileRegex: "^docs/"}]]\n');
   noObjection(viaCheck(inside), 'the mode restored');
+});
+
+test('the check file keeps each parsed mode file under its exact text: a same-size edit with the old time is judged anew', async (t) => {
+  const { root, env } = project(t);
+  const check = join(MAIN, '..', 'roo-modes-check.cjs');
+  const cacheHome = tempDir(t, 'rms-hook-cache-');
+  const run = (file: string): CliRun => {
+    const r = spawnSync(process.execPath, [check, 'hook', 'claude-code', '--mode', 'docs-writer'], {
+      input: claude(root, 'Write', { file_path: join(root, file), content: '' }), env: { ...process.env, ...env, XDG_CACHE_HOME: cacheHome }, encoding: 'utf8',
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  noObjection(run('docs/a.md'), 'inside the pattern');
+  const entries = readdirSync(join(cacheHome, 'roo-modes-server', 'hook-parsed'));
+  assert.equal(entries.length, 1, 'the parse was kept');
+  noObjection(run('docs/a.md'), 'inside the pattern, from the kept parse');
+  assert.match(claudeReason(run('src/a.ts')), /\^docs\//);
+  // The same number of bytes and the same modification time: only the text tells the change.
+  const file = join(root, '.roomodes');
+  const before = statSync(file);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('^docs/', '^dacs/'));
+  utimesSync(file, before.atime, before.mtime);
+  assert.equal(statSync(file).size, before.size);
+  assert.match(claudeReason(run('docs/a.md')), /\^dacs\//);
+  noObjection(run('dacs/a.md'), 'inside the new pattern');
 });
