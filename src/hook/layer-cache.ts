@@ -29,18 +29,20 @@ export function fileLayerCache(dir: string, codeId: string): LayerCache {
       return st.isDirectory() && (st.mode & 0o022) === 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid());
     } catch { return false; }
   };
-  const ready = usable();
+  // Looked at on first use only: a call that parses no mode file never touches the folder.
+  const state: { ready?: boolean } = {};
+  const ready = (): boolean => (state.ready ??= usable());
   const entryFile = (key: LayerKey): string => join(dir, `${sha256(JSON.stringify([codeId, key.file, key.source, key.jsonFallback, key.converted, key.onlySlug ?? null]))}.json`);
   return {
     get(key) {
-      if (!ready) return undefined;
+      if (!ready()) return undefined;
       try {
         const entry = JSON.parse(readFileSync(entryFile(key), 'utf8')) as Entry;
         return entry.format === FORMAT && entry.textHash === sha256(key.text) ? entry.result : undefined;
       } catch { return undefined; }
     },
     set(key, result) {
-      if (!ready) return;
+      if (!ready()) return;
       const file = entryFile(key);
       const temp = `${file}.${process.pid}.tmp`;
       try {
