@@ -1,7 +1,8 @@
 // The hook's start as an agent pays it before every tool call it guards: wall time from spawn to exit
 // of the self-contained check (`node dist/roo-modes-check.cjs hook …`, what exports copy into
 // projects) and of the command hook (`node dist/main.cjs hook …`), answering one PreToolUse event
-// with a 100-mode .roomodes, beside `node -e 0` given the same event, alternating round by round.
+// with a 100-mode .roomodes, beside `node -e 0` given the same event, alternating round by round:
+// each process's own CPU (user + system, Node's start included) and its wall time from spawn to exit.
 // Usage: node bench/hook-start.mjs [--rounds=N]   (prints the table and one key=value line)
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
@@ -9,23 +10,33 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO, SERVER_MAIN, alternate, median, ms, now, printTable, projectWithModes, round, row } from './lib.mjs';
 
-const CHECK = join(REPO, 'dist', 'roo-modes-check.cjs');
+/** The check file timed (BENCH_CHECK: another build's, to compare; BENCH_SERVER_MAIN likewise for the command hook). */
+const CHECK = process.env.BENCH_CHECK ?? join(REPO, 'dist', 'roo-modes-check.cjs');
 /** Issue 33: both start within 1.15× Node's own start. */
 const TARGET = 1.15;
 
-/** One run: spawn, write the event, wait for exit; milliseconds (throws on a wrong answer). */
+const CPU_AT_EXIT = join(REPO, 'bench', 'cpu-at-exit.cjs');
+
+/**
+ * One run: spawn, write the event, wait for exit; the wall milliseconds and the process's own CPU
+ * milliseconds (printed by cpu-at-exit.cjs, preloaded into every process alike). Throws on a wrong answer.
+ */
 function once(args, input, expectDeny) {
   return new Promise((resolve, reject) => {
     const t0 = now();
-    const child = spawn(process.execPath, args, { stdio: ['pipe', 'pipe', 'pipe'] });
+    const child = spawn(process.execPath, ['-r', CPU_AT_EXIT, ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
     let out = '';
+    let err = '';
     child.stdout.setEncoding('utf8').on('data', (c) => { out += c; });
+    child.stderr.setEncoding('utf8').on('data', (c) => { err += c; });
     child.on('error', reject);
     child.on('close', (code) => {
-      const elapsed = now() - t0;
-      if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}`));
+      const wall = now() - t0;
+      if (code !== 0) return reject(new Error(`${args.join(' ')} exited ${code}: ${err}`));
       if (expectDeny !== null && out.includes('"deny"') !== expectDeny) return reject(new Error(`unexpected answer: ${out}`));
-      resolve(elapsed);
+      const cpu = /cpu-us (\d+)\n$/.exec(err);
+      if (!cpu) return reject(new Error(`no CPU figure on stderr: ${err}`));
+      resolve({ wall, cpu: Number(cpu[1]) / 1000 });
     });
     child.stdin.on('error', () => { /* node -e 0 may exit before reading */ });
     child.stdin.end(input);
@@ -55,16 +66,18 @@ export async function hookStart({ rounds }) {
       };
       for (const kind of ['floor', 'check', 'command']) { await run(kind); await run(kind); }
       const runs = await alternate(rounds, run, ['floor', 'check', 'command']);
-      const floor = median(runs.floor);
-      keys[`hook_start_${key}_node_ms`] = round(floor, 1);
-      for (const kind of ['check', 'command']) {
-        const ours = median(runs[kind]);
-        const ratio = ours / floor;
-        keys[`hook_start_${key}_${kind}_ms`] = round(ours, 1);
-        keys[`hook_start_${key}_${kind}_ratio`] = round(ratio);
-        rows.push(row(`${kind === 'check' ? 'check file' : 'command hook'} start, ${label}`, {
-          ours: ms(ours), floor: `${ms(floor)} (node -e 0)`, ratio, target: `≤ ${TARGET.toFixed(2)}× node -e 0`, pass: ratio <= TARGET, keys: {},
-        }));
+      for (const measure of ['cpu', 'wall']) {
+        const floor = median(runs.floor.map((r) => r[measure]));
+        keys[`hook_start_${key}_node_${measure}_ms`] = round(floor, 1);
+        for (const kind of ['check', 'command']) {
+          const ours = median(runs[kind].map((r) => r[measure]));
+          const ratio = ours / floor;
+          keys[`hook_start_${key}_${kind}_${measure}_ms`] = round(ours, 1);
+          keys[`hook_start_${key}_${kind}_${measure}_ratio`] = round(ratio);
+          rows.push(row(`${kind === 'check' ? 'check file' : 'command hook'} ${measure === 'cpu' ? 'CPU' : 'wall'}, ${label}`, {
+            ours: ms(ours), floor: `${ms(floor)} (node -e 0)`, ratio, target: `≤ ${TARGET.toFixed(2)}× node -e 0`, pass: ratio <= TARGET, keys: {},
+          }));
+        }
       }
     }
     return { rows, keys };

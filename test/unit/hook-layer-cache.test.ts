@@ -43,7 +43,7 @@ test('a broken entry is a miss, and a folder others may write to is not used at 
   const key = keyOf(TEXT);
   cache.set(key, await layerFromText(TEXT, key.file, 'project', true));
   const [entry] = readdirSync(dir);
-  writeFileSync(join(dir, entry!), '{"format": 1, "textHash": ');
+  writeFileSync(join(dir, entry!), '{"format": 2, "question": ');
   assert.equal(cache.get(key), undefined, 'half an entry');
   cache.set(key, await layerFromText(TEXT, key.file, 'project', true));
   assert.notEqual(cache.get(key), undefined);
