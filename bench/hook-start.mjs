@@ -3,7 +3,8 @@
 // projects) and of the command hook (`node dist/main.cjs hook …`), answering one PreToolUse event
 // with a 100-mode .roomodes, beside `node -e 0` given the same event, alternating round by round:
 // each process's own CPU (user + system, Node's start included) and its wall time from spawn to exit.
-// Usage: node bench/hook-start.mjs [--rounds=N]   (prints the table and one key=value line)
+// Usage: node bench/hook-start.mjs [--rounds=N]   (prints the table and one key=value line), or
+// node bench/run.mjs --only=hookstart
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
@@ -49,7 +50,6 @@ export async function hookStart({ rounds }) {
   let edits = 0;
   try {
     const rows = [];
-    const keys = {};
     // gen-00050 has no edit group: the Edit is refused after the file is read in full. `changed`: a
     // comment line is added to the file before each run, as after an edit, so no parse kept of it fits.
     for (const [label, key, slug, changed] of [
@@ -68,19 +68,18 @@ export async function hookStart({ rounds }) {
       const runs = await alternate(rounds, run, ['floor', 'check', 'command']);
       for (const measure of ['cpu', 'wall']) {
         const floor = median(runs.floor.map((r) => r[measure]));
-        keys[`hook_start_${key}_node_${measure}_ms`] = round(floor, 1);
         for (const kind of ['check', 'command']) {
           const ours = median(runs[kind].map((r) => r[measure]));
           const ratio = ours / floor;
-          keys[`hook_start_${key}_${kind}_${measure}_ms`] = round(ours, 1);
-          keys[`hook_start_${key}_${kind}_${measure}_ratio`] = round(ratio);
+          const name = `hook_start_${key}_${kind}_${measure}`;
           rows.push(row(`${kind === 'check' ? 'check file' : 'command hook'} ${measure === 'cpu' ? 'CPU' : 'wall'}, ${label}`, {
-            ours: ms(ours), floor: `${ms(floor)} (node -e 0)`, ratio, target: `≤ ${TARGET.toFixed(2)}× node -e 0`, pass: ratio <= TARGET, keys: {},
+            ours: ms(ours), floor: `${ms(floor)} (node -e 0)`, ratio, target: `≤ ${TARGET.toFixed(2)}× node -e 0`, pass: ratio <= TARGET,
+            keys: { [`${name}_ms`]: round(ours, 1), [`${name}_node_ms`]: round(floor, 1), [`${name}_ratio`]: round(ratio) },
           }));
         }
       }
     }
-    return { rows, keys };
+    return rows;
   } finally {
     p.cleanup();
   }
@@ -88,7 +87,7 @@ export async function hookStart({ rounds }) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const rounds = Number(process.argv.find((a) => a.startsWith('--rounds='))?.slice('--rounds='.length) ?? 21);
-  const { rows, keys } = await hookStart({ rounds });
+  const rows = await hookStart({ rounds });
   printTable(rows);
-  console.log(Object.entries(keys).map(([k, v]) => `${k}=${v}`).join(' '));
+  console.log(rows.flatMap((r) => Object.entries(r.keys)).map(([k, v]) => `${k}=${v}`).join(' '));
 }
