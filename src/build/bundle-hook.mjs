@@ -10,8 +10,9 @@
 // so no module ever exists twice. The build fails on any construct this script does not know, and
 // checks every module's export names against the module itself.
 //
-// The same file is the self-contained check that export writes into projects (src/export/vendored-check.ts):
+// The same file is the self-contained check that export writes into projects (src/export/vendored.ts):
 // run by `node` it is the hook itself (src/cli/check-main.ts), so it is also kept small (compact below).
+import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve } from 'node:path';
@@ -167,29 +168,43 @@ export function compact(text) {
 }
 
 /**
- * The bundles: the self-contained check that export copies into projects (dist/main.cjs requires it for
- * `hook` too; compact, with its version and hash in its first line), and the decision code that
+ * The code with ROO_MODES_CODE_ID defined on its second line (after "use strict"): the sha256 of
+ * the rest, which names the build whose parsed mode files the hook may reuse (src/cli/hook.ts).
+ */
+export function withCodeId(code) {
+  const first = code.indexOf('\n');
+  const head = code.slice(0, first + 1);
+  if (!/^["']use strict["'];\n$/.test(head)) throw new BundleError('the compact bundle does not start with "use strict"');
+  const rest = code.slice(first + 1);
+  return `${head}const ROO_MODES_CODE_ID = "${createHash('sha256').update(rest, 'utf8').digest('hex')}";\n${rest}`;
+}
+
+/**
+ * The bundles, each written with the vendored files' header (src/export/vendored.ts: name, version,
+ * sha256) so that export copies them byte for byte: the self-contained check that export copies into
+ * projects (dist/main.cjs requires it for `hook` too; compact), and the decision code that
  * `export --plugin` copies beside the OpenCode/Kilo plugin (src/cli/plugin-decision.ts), which Bun
  * runs inside the agent.
  */
 const BUNDLES = [
-  { entry: join('cli', 'check-main.js'), names: ['runHook', 'readStdin', 'runCheckFile'], out: 'roo-modes-check.cjs', check: true },
-  { entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], out: 'plugin-decision.cjs', check: false },
+  { kind: 'check', entry: join('cli', 'check-main.js'), names: ['runHook', 'readStdin', 'runCheckFile'], compact: true },
+  { kind: 'decision', entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], compact: false },
 ];
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  // Built by tsc just before: the check's header has one owner, the export that copies the file.
-  const { checkFileText } = await import(pathToFileURL(join(DIST, 'export', 'vendored-check.js')).href);
+  // Built by tsc just before: the header has one owner, the module export reads it with.
+  const { VENDORED, vendoredText } = await import(pathToFileURL(join(DIST, 'export', 'vendored.js')).href);
   const { version } = JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8'));
   // Required by dist/main.cjs the check only gives its functions; run by node itself it is the hook.
   const run = 'if (require.main === module) runCheckFile(process.argv.slice(2));\n';
   for (const b of BUNDLES) {
-    const out = join(DIST, b.out);
+    const out = join(DIST, VENDORED[b.kind].bundle);
     try {
-      const count = await writeBundle(join(DIST, b.entry), b.names, out, b.check ? (text) => checkFileText(version, compact(text + run)) : undefined);
+      const finish = b.compact ? (text) => vendoredText(b.kind, version, withCodeId(compact(text + run))) : (text) => vendoredText(b.kind, version, text);
+      const count = await writeBundle(join(DIST, b.entry), b.names, out, finish);
       process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules (${readFileSync(out).length} bytes)\n`);
     } catch (err) {
-      process.stderr.write(`bundle-hook: ${b.out}: ${err instanceof Error ? err.message : String(err)}\n`);
+      process.stderr.write(`bundle-hook: ${VENDORED[b.kind].bundle}: ${err instanceof Error ? err.message : String(err)}\n`);
       process.exitCode = 1;
     }
   }

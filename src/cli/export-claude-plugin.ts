@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import type { CompiledMode } from '../modes/permissions.js';
 import { MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
 import { PLUGIN_FILES, PLUGIN_NAME, marketplaceCatalogue, marketplaceName, pluginHooks, pluginManifest, pluginModes } from '../export/claude-plugin.js';
-import { CHECK_LAUNCHERS, CHECK_MIN_NODE } from '../export/vendored-check.js';
+import { CHECK_LAUNCHERS, CHECK_MIN_NODE } from '../export/vendored.js';
 import type { Place } from './export-hooks.js';
 import { UsageError } from './options.js';
 

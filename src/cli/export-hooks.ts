@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { readFile } from 'node:fs/promises';
 import { DEFAULT_LAUNCHER, writtenByExport, type ExportContext, type HookTransport } from '../export/source.js';
 import { MIN_CLAUDE_CODE_FAIL_CLOSED } from '../export/claude-code.js';
-import { CHECK_LAUNCHERS, CHECK_MIN_NODE, CHECK_PATHS, builtCheckFile, staleCheckDetail, type CheckHost } from '../export/vendored-check.js';
+import { CHECK_LAUNCHERS, CHECK_MIN_NODE, CHECK_PATHS, builtVendored, staleness, type CheckHost } from '../export/vendored.js';
 import { chooseLauncher, describeLauncher, otherLaunchers, type Launcher, type LauncherChoice } from '../export/launcher.js';
 import { SETTINGS_FILES } from '../export/settings.js';
 import { UsageError } from './options.js';
@@ -83,11 +83,11 @@ export async function placeCheck(target: string, launcher: Launcher, runs: boole
     return false;
   }
   let fresh: string;
-  try { fresh = await builtCheckFile(); } catch (err) {
+  try { fresh = (await builtVendored('check')).text; } catch (err) {
     report.push(`  failed: ${file}: ${err instanceof Error ? err.message : String(err)}`);
     return false;
   }
-  return place(file, fresh, (was) => staleCheckDetail(was, fresh));
+  return place(file, fresh, (was) => staleness(was, fresh));
 }
 
 /** What the export wrote hooks for, as the report needs it. */
@@ -132,7 +132,7 @@ export function hookNotes(f: HookFacts): string[] {
   if (f.globalModes.length > 0) {
     const where = host === 'cursor'
       ? 'the hook cannot judge and blocks every call'
-      : 'an agent file\'s hook cannot judge and blocks every edit, and the by-agent settings hook takes the agent for one no mode exports and lets its edits through';
+      : 'the agent\'s hooks (its file\'s and the by-agent settings hook) cannot judge and block every edit';
     lines.push(`warning: mode ${f.globalModes.join(', ')} ${f.globalModes.length === 1 ? 'comes' : 'come'} from your global mode files, which the hooks read on each machine: where one is missing, ${where}; put it in the project's .roomodes${host === 'cursor' ? '' : ', or export --to claude-code-plugin, which carries its modes'}`);
   }
   if (keptFrom !== undefined && launcher.kind !== 'vendored') lines.push(`the hooks keep what the earlier export wrote (read from ${keptFrom}): ${describeLauncher(launcher, host)}; --hook or --hook-command chooses another`);

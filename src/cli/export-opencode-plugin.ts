@@ -1,8 +1,8 @@
 // What `export --to opencode|kilo --plugin` writes beside the agent files: the plugin and, unless it
 // asks serve --http, the decision file the plugin runs in process. It writes nothing else.
 import { join } from 'node:path';
-import { DECISION_BUNDLE, DECISION_PATHS, PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
-import { packageVersion, staleness, vendoredFile } from '../export/vendored.js';
+import { DECISION_PATHS, PLUGIN_PATHS, openCodePlugin } from '../export/opencode-plugin.js';
+import { builtVendored, packageVersion, staleness } from '../export/vendored.js';
 
 export interface PluginWriters {
   /** Writes (or checks) one file the export owns; `explain` says why an old copy is stale. False when refused, stale or failed. */
@@ -13,9 +13,9 @@ export interface PluginWriters {
 export async function writeOpenCodePlugin(outDir: string, target: 'opencode' | 'kilo', agents: ReadonlyMap<string, string>, url: string | undefined, w: PluginWriters): Promise<boolean> {
   const version = await packageVersion();
   if (url !== undefined) return w.place(join(outDir, PLUGIN_PATHS[target]), openCodePlugin(agents, { kind: 'http', version, url }));
-  const decision = await vendoredFile(DECISION_BUNDLE, 'the decision code of the roo-modes plugin for OpenCode and Kilo');
+  const decision = await builtVendored('decision');
   // The decision file first: a plugin whose file is missing blocks every call, the reverse would not.
-  const placed = await w.place(join(outDir, DECISION_PATHS[target]), decision.text, (old) => staleness(old, decision));
-  const plugin = openCodePlugin(agents, { kind: 'in-process', version, target, sha256: decision.sha256 });
+  const placed = await w.place(join(outDir, DECISION_PATHS[target]), decision.text, (old) => staleness(old, decision.text));
+  const plugin = openCodePlugin(agents, { kind: 'in-process', version, target, sha256: decision.header.sha256 });
   return (await w.place(join(outDir, PLUGIN_PATHS[target]), plugin)) && placed;
 }

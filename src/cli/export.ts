@@ -42,7 +42,7 @@ const TARGETS: Readonly<Record<string, (m: ExportMode, ctx: ExportContext) => Ta
   'claude-code': claudeCodeAgent,
   'claude-code-plugin': pluginAgent,
   vscode: vscodeAgent,
-  cursor: (m, ctx) => cursorRule(m, ctx.enforce),
+  cursor: (m, ctx) => cursorRule(m, ctx),
   opencode: openCodeAgent('.opencode'),
   kilo: openCodeAgent('.kilo'),
   gemini: geminiAgent,

@@ -1,14 +1,16 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
 import { homedir } from 'node:os';
-import { resolve } from 'node:path';
+import { join, resolve } from 'node:path';
 import { findProjectRoot } from '../paths/project-root.js';
-import { loadCatalogue, readModeLayer, type Catalogue } from '../modes/catalogue.js';
+import { loadCatalogue, readModeLayer, type Catalogue, type LayerCache } from '../modes/catalogue.js';
 import { loadOneMode } from '../modes/one-mode.js';
 import { compileMode, type CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
 import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
+import { orphanedAgent } from '../hook/exported-agent.js';
+import { fileLayerCache } from '../hook/layer-cache.js';
 import { expandHome, meant, readCommand, type Command, type Option, type Values } from './options.js';
 
 export interface HookIo {
@@ -25,6 +27,14 @@ export interface HookIo {
 export const TERMINAL_HINT = 'roo-modes-server hook: waiting for one pre-tool event as JSON on stdin, as the agent sends it (end with Ctrl-D). '
   + 'To try it: echo \'{"hook_event_name":"PreToolUse","tool_name":"Write","tool_input":{"file_path":"src/a.ts"}}\' | roo-modes-server hook claude-code --mode architect --project-root .';
 
+/**
+ * The identity of the hook's code when it runs as the one-file build (roo-modes-check.cjs, which
+ * defines it: the sha256 of its code), else undefined. Only that build keeps parsed mode files
+ * between calls, each entry under this identity, so another build never reads them.
+ */
+declare const ROO_MODES_CODE_ID: string | undefined;
+const CODE_ID = typeof ROO_MODES_CODE_ID === 'string' ? ROO_MODES_CODE_ID : undefined;
+
 /** A Write of a large file carries its whole content; past this the event is refused unread. */
 const MAX_EVENT_BYTES = 64 * 1024 * 1024;
 
@@ -40,7 +50,7 @@ type Target = (typeof TARGETS)[number];
 
 const OPTIONS = [
   { name: '--mode', kind: 'string', value: 'SLUG', help: 'the mode to enforce' },
-  { name: '--by-agent', kind: 'switch', help: `(claude-code) the mode whose exported agent name (the slug lower-cased) is the event's agent_type; no objection outside such a subagent. For one hook in .claude/settings.json that serves every exported agent.` },
+  { name: '--by-agent', kind: 'switch', help: `(claude-code) the mode whose exported agent name (the slug lower-cased) is the event's agent_type; no objection outside such a subagent, except an agent file an export wrote whose mode is gone (refused). For one hook in .claude/settings.json that serves every exported agent.` },
   { name: '--project-root', kind: 'path', value: 'DIR', help: `the project (default: $CLAUDE_PROJECT_DIR, for cursor $CURSOR_PROJECT_DIR first; else the nearest folder holding .roomodes, .roo/ or .git up from the event's cwd or first workspace root)` },
   { name: '--agent', kind: 'string', value: 'NAME', help: "judge only calls made by this subagent (the event's agent_type); every other call passes" },
   { name: '--edits-only', kind: 'switch', help: 'judge only edit tools; others pass' },
@@ -131,14 +141,17 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
   // named root is the project as given. Silent: the agent shows a hook's stderr as its message.
   const projectRoot = rootNamed !== undefined ? resolve(expandHome(rootNamed, env))
     : findProjectRoot(eventFolder!, { homeDir: env.HOME || homedir() }).root;
+  const layerCache = CODE_ID === undefined ? undefined
+    : fileLayerCache(join(env.XDG_CACHE_HOME || expandHome('~/.cache', env), 'roo-modes-server', 'hook-parsed'), CODE_ID);
   const sources = {
     projectRoot,
     configDir: resolve(expandHome(args.configDir ?? (env.ROO_CONFIG_DIR || '~/.roo-code'), env)),
     globalModesFile: args.globalModesFile === undefined ? null : resolve(expandHome(args.globalModesFile, env)),
     convertDocument: convertLegacyRoles,
+    layerCache,
   };
-  const found = args.modesFile !== undefined ? await fileMode(resolve(expandHome(args.modesFile, env)), args.byAgent ? agentType! : args.mode!, args.byAgent)
-    : args.byAgent ? await agentMode(sources, agentType!) : await namedMode(sources, args.mode!);
+  const found = args.modesFile !== undefined ? await fileMode(resolve(expandHome(args.modesFile, env)), args.byAgent ? agentType! : args.mode!, args.byAgent, layerCache)
+    : args.byAgent ? await agentMode(sources, agentType!, projectRoot, expandHome('~', env)) : await namedMode(sources, args.mode!);
   if (typeof found === 'string') return fail(found);
   if (found === null) return none();
   const verdict = judgeEvent(found, event, projectRoot, args.editsOnly);
@@ -174,13 +187,13 @@ async function namedMode(sources: Sources, slug: string): Promise<CompiledMode |
  * `--by-agent`: the mode exported as this subagent, or null for any other subagent (Claude Code's
  * own Explore, a hand-written agent). When a mode file with problems (it failed to load, or an entry
  * was skipped) may define it, the answer cannot be known: that fails closed rather than let an
- * exported agent's calls through unjudged.
+ * exported agent's calls through unjudged. So does an agent file an export wrote whose mode is gone.
  */
-async function agentMode(sources: Sources, agentType: string): Promise<CompiledMode | null | string> {
+async function agentMode(sources: Sources, agentType: string, projectRoot: string, home: string): Promise<CompiledMode | null | string> {
   const exact = await loadOneMode(sources, agentType);
   if (exact) return exact;
   const catalogue = await loadCatalogue(sources);
-  return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType);
+  return modeForAgent(catalogue.modes, agentType) ?? await unknowableAgent(catalogue, agentType) ?? await orphanedAgent(catalogue, agentType, projectRoot, home);
 }
 
 /**
@@ -188,8 +201,8 @@ async function agentMode(sources: Sources, agentType: string): Promise<CompiledM
  * slug or, by agent, the exported agent's name. Whatever is not found there cannot be judged: the
  * file travels with the hook (a plugin's), so a missing mode or file is a broken install.
  */
-async function fileMode(file: string, name: string, byAgent: boolean): Promise<CompiledMode | string> {
-  const read = await readModeLayer(file, 'project', true);
+async function fileMode(file: string, name: string, byAgent: boolean, cache: LayerCache | undefined): Promise<CompiledMode | string> {
+  const read = await readModeLayer(file, 'project', true, undefined, cache);
   const modes = read.modes.map((m) => Object.freeze(compileMode(m)));
   const mode = byAgent ? modeForAgent(modes, name) : modes.find((m) => m.slug === name);
   if (mode !== undefined) return mode;

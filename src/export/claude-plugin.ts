@@ -6,7 +6,7 @@ import type { CompiledMode } from '../modes/permissions.js';
 import { toYaml } from '../yaml/write.js';
 import { hookEntry } from './claude-code.js';
 import { EXPORT_MARK } from './source.js';
-import { CHECK_LAUNCHERS } from './vendored-check.js';
+import { CHECK_LAUNCHERS } from './vendored.js';
 
 /** The files beside the agents, relative to the plugin's folder. */
 export const PLUGIN_FILES = {

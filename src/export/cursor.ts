@@ -2,16 +2,21 @@
 // mode, carrying the instructions and, in words, the limits, saying what Cursor holds. Builds text only.
 import { describeToolGroups } from '../modes/describe.js';
 import { quote } from '../yaml/write.js';
-import { CURSOR_HOOKS_FILE } from './cursor-hooks.js';
-import { withFrontmatter, type ExportMode, type TargetOutput } from './source.js';
+import { CURSOR_HOOKS_FILE, cursorHookCommand } from './cursor-hooks.js';
+import { withFrontmatter, type ExportContext, type ExportMode, type TargetOutput } from './source.js';
 
-/** The opening of the limits section: enforced by the hook, or only described. */
-function preamble(slug: string, enforced: string | undefined): string[] {
+/**
+ * The opening of the limits section: enforced by the hook, or only described. The hook's command is
+ * the one hooks.json holds (the check file run by node, or the --hook-command words), so a reader
+ * can run it by hand.
+ */
+function preamble(slug: string, ctx: ExportContext): string[] {
+  const enforced = ctx.enforce;
   if (enforced === slug) {
     return [
       '## Limits of this mode (enforced by a hook)',
       '',
-      `\`${CURSOR_HOOKS_FILE}\` runs \`roo-modes-server hook cursor --mode ${slug}\` before every tool call and refuses a call outside these limits; when the hook cannot run, the call is blocked.`,
+      `\`${CURSOR_HOOKS_FILE}\` runs \`${cursorHookCommand(ctx, slug)}\` before every tool call and refuses a call outside these limits; when the hook cannot run, the call is blocked.`,
       'Cursor tells a hook no rule or mode, so these limits hold in every agent chat of this project, with or without this rule.',
       'Not covered: files a shell command writes (when the mode may run commands) and Tab completions.',
     ];
@@ -25,9 +30,9 @@ function preamble(slug: string, enforced: string | undefined): string[] {
   return lines;
 }
 
-function limits(m: ExportMode, enforced: string | undefined): string {
+function limits(m: ExportMode, ctx: ExportContext): string {
   const rows = describeToolGroups(m.mode).filter((r) => r.enabled);
-  const lines = preamble(m.mode.slug, enforced);
+  const lines = preamble(m.mode.slug, ctx);
   if (rows.length === 0) lines.push('- No tool groups: read nothing, edit nothing, run nothing.');
   for (const r of rows) {
     const only = r.fileRegex !== undefined ? ` — only files whose path matches the regular expression \`${r.fileRegex}\`${r.description ? ` (${r.description})` : ''}` : '';
@@ -40,12 +45,13 @@ function limits(m: ExportMode, enforced: string | undefined): string {
 
 /**
  * The mode as a rule (.cursor/rules/<slug>.mdc) and as a subagent (.cursor/agents/<name>.md), each
- * with the instructions and the limits in words. `enforced`: the mode whose hook the export writes
- * into .cursor/hooks.json, if any.
+ * with the instructions and the limits in words. `ctx.enforce`: the mode whose hook the export
+ * writes into .cursor/hooks.json, if any.
  */
-export function cursorRule(m: ExportMode, enforced?: string): TargetOutput {
+export function cursorRule(m: ExportMode, ctx: ExportContext): TargetOutput {
   const { mode } = m;
-  const body = `${m.body}\n${limits(m, enforced)}\n`;
+  const enforced = ctx.enforce;
+  const body = `${m.body}\n${limits(m, ctx)}\n`;
   const rule = withFrontmatter(m, [`description: ${quote(m.description)}`, 'alwaysApply: false'], body);
   // readonly is the one write control a Cursor subagent has; it also stops commands that change state.
   const readonly = !mode.compiled.groups.has('edit');

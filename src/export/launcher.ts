@@ -9,7 +9,7 @@ import { parseYaml } from '../yaml/read.js';
 import { splitShellWords } from './shell-words.js';
 import { SETTINGS_FILES, exportedHandler } from './settings.js';
 import { CURSOR_HOOKS_FILE, exportedCursorEntry } from './cursor-hooks.js';
-import { CHECK_LAUNCHERS } from './vendored-check.js';
+import { CHECK_LAUNCHERS } from './vendored.js';
 import { writtenByExport } from './source.js';
 
 export type Launcher =

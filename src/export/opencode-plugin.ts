@@ -16,9 +16,6 @@ export const DECISION_PATHS: Readonly<Record<'opencode' | 'kilo', string>> = {
   kilo: '.kilo/roo-modes/decision.cjs',
 };
 
-/** The bundle in dist/ that becomes the decision file (src/build/bundle-hook.mjs builds it). */
-export const DECISION_BUNDLE = 'plugin-decision.cjs';
-
 /**
  * How long an HTTP decision may take before the call is blocked: room for a loaded machine, and
  * still an end to a hung server.

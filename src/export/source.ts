@@ -4,6 +4,9 @@ import { relative, resolve, sep } from 'node:path';
 import type { CompiledMode } from '../modes/permissions.js';
 import type { GroupName } from '../modes/types.js';
 import { loadRules } from '../modes/rules.js';
+import { EXPORT_MARK } from './mark.js';
+
+export { EXPORT_MARK, writtenByExport } from './mark.js';
 
 /** Rules are capped like the system prompt's (prompt.ts), so one huge file cannot bloat an agent. */
 const MAX_RULES_BYTES = 64 * 1024;
@@ -81,13 +84,6 @@ export async function prepareMode(mode: CompiledMode, ctx: ExportContext): Promi
   return { mode, body: `${parts.join('\n\n')}\n`, provenance: provenance(mode, ctx), description: about.replace(/\s+/g, ' ') };
 }
 
-/** The words every file the exporter writes carries near its top; a re-export knows its own files by them. */
-export const EXPORT_MARK = 'Exported by roo-modes-server';
-
-/** True when one of the first lines carries EXPORT_MARK: a file an export wrote, which the next may replace. */
-export function writtenByExport(text: string): boolean {
-  return text.split('\n', 5).some((line) => line.includes(EXPORT_MARK));
-}
 
 /** `---`, a provenance comment, the YAML lines, `---`, then the body. */
 export function withFrontmatter(m: ExportMode, yamlLines: readonly string[], body: string): string {

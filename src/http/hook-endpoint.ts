@@ -1,9 +1,11 @@
 // `POST /hooks/claude-code`: Claude Code's HTTP hooks, decided in-process from the catalogue the
 // server holds and watches. It never answers "allow" (no objection is `{}`) and never spawns.
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { homedir } from 'node:os';
 import type { Core } from '../core.js';
 import { HookInputError, parseToolEvent } from '../hook/event.js';
 import { claudeDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
+import { orphanedAgent } from '../hook/exported-agent.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import { BodyTooLarge, readBody, sendJson } from './wire.js';
 
@@ -54,6 +56,8 @@ async function decide(core: Core, req: IncomingMessage, url: string, maxBodyByte
     if (!mode) {
       const unknowable = await unknowableAgent(catalogue, event.agentType);
       if (unknowable !== null) throw new HookHttpError(503, unknowable);
+      const orphan = await orphanedAgent(catalogue, event.agentType, modes.projectRoot ?? process.cwd(), homedir());
+      if (orphan !== null) throw new HookHttpError(503, orphan);
       return NO_OBJECTION;
     }
   }

@@ -34,6 +34,39 @@ export interface ModeSourcesConfig {
   homeDir?: string;
   /** Whether AGENTS.md and friends feed the prompts (then the watcher reports their edits); default true. */
   agentRules?: boolean;
+  /** Parsed mode files remembered across processes (the hook's, which starts anew for every call). */
+  layerCache?: LayerCache;
+}
+
+/** Everything one parsed mode file depends on: the result is the same whenever these are. */
+export interface LayerKey {
+  text: string;
+  file: string;
+  source: Exclude<ModeSource, 'builtin'>;
+  jsonFallback: boolean;
+  /** A mode set's document, converted from legacy roles first. */
+  converted: boolean;
+  onlySlug: string | undefined;
+}
+
+/** A store of parsed mode files; a miss or any failure of its own is simply no answer. */
+export interface LayerCache {
+  get(key: LayerKey): LayerResult | undefined;
+  set(key: LayerKey, result: LayerResult): void;
+}
+
+/** layerFromText through `cache` when there is one: parsed once per text, however many processes ask. */
+export async function cachedLayerFromText(
+  cache: LayerCache | undefined, text: string, file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
+  convert?: (value: unknown, file: string) => unknown, onlySlug?: string,
+): Promise<LayerResult> {
+  if (cache === undefined) return layerFromText(text, file, source, jsonFallback, convert, onlySlug);
+  const key: LayerKey = { text, file, source, jsonFallback, converted: convert !== undefined, onlySlug };
+  const known = cache.get(key);
+  if (known !== undefined) return known;
+  const result = await layerFromText(text, file, source, jsonFallback, convert, onlySlug);
+  cache.set(key, result);
+  return result;
 }
 
 /** The path facts the source table needs, from a sources config. */
@@ -233,11 +266,11 @@ export async function readLayerText(file: string): Promise<LayerText> {
 /** Reads and validates one mode file. A missing file is simply absent; nothing here throws. */
 export async function readModeLayer(
   file: string, source: Exclude<ModeSource, 'builtin'>, jsonFallback: boolean,
-  convert?: (value: unknown, file: string) => unknown,
+  convert?: (value: unknown, file: string) => unknown, cache?: LayerCache,
 ): Promise<LayerResult> {
   const read = await readLayerText(file);
   if (read.text === null) return { modes: [], issues: read.issue === null ? [] : [read.issue], notices: [], warnings: [], read: false };
-  return layerFromText(read.text, file, source, jsonFallback, convert);
+  return cachedLayerFromText(cache, read.text, file, source, jsonFallback, convert);
 }
 
 /**
@@ -295,7 +328,7 @@ export async function layerFromText(
 export async function loadCatalogue(config: ModeSourcesConfig): Promise<Catalogue> {
   const files = await resolveModeFiles(config);
   const read = await Promise.all(files.layers.map((l) =>
-    readModeLayer(l.file, l.source, l.jsonFallback, l.modeset ? config.convertDocument : undefined)));
+    readModeLayer(l.file, l.source, l.jsonFallback, l.modeset ? config.convertDocument : undefined, config.layerCache)));
   const merged = mergeLayers(builtinModes(), read.map((r) => r.modes));
   // Reports and file lists go lowest precedence first (global files, then the project's).
   const order = read.map((r, i) => ({ r, file: files.layers[i]!.file })).reverse();

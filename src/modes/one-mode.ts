@@ -1,7 +1,7 @@
 // One mode without the whole catalogue, for a decision that needs only it (the hook): which mode
 // files could define a slug, read without parsing, and the mode as the catalogue would give it.
 import { builtinModes } from './builtin.js';
-import { layerFromText, readLayerText, resolveModeFiles, type ModeSourcesConfig } from './catalogue.js';
+import { cachedLayerFromText, readLayerText, resolveModeFiles, type ModeSourcesConfig } from './catalogue.js';
 import { compileMode, type CompiledMode } from './permissions.js';
 import { SLUG_PATTERN } from './validate-mode.js';
 
@@ -42,7 +42,7 @@ export async function loadOneMode(config: ModeSourcesConfig, slug: string): Prom
   for (const [i, layer] of files.layers.entries()) {
     const { text } = texts[i]!;
     if (text === null || (!layer.modeset && !mayDefineSlug(text, slug))) continue;
-    const read = await layerFromText(text, layer.file, layer.source, layer.jsonFallback, layer.modeset ? config.convertDocument : undefined, slug);
+    const read = await cachedLayerFromText(config.layerCache, text, layer.file, layer.source, layer.jsonFallback, layer.modeset ? config.convertDocument : undefined, slug);
     const mode = read.modes.find((m) => m.slug === slug);
     if (mode !== undefined) return Object.freeze(compileMode(mode));
   }

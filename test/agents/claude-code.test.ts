@@ -93,6 +93,15 @@ describe(`claude-code ${PINS['claude-code'].version}`, { concurrency: 4 }, () =>
     expectRefused(r, INSIDE, BLOCKED);
   });
 
+  test('the settings hook when the exported agent\'s mode was deleted afterwards: its write inside the old pattern is refused, naming the agent and the mode', { skip }, async (t) => {
+    const p = newProject(t);
+    await exportModes(p, ['--to', 'claude-code', '--settings']);
+    // The agent file stays; the mode file no longer has its mode. Untrusted: only the settings hook runs.
+    writeFileSync(join(p.root, '.roomodes'), 'customModes: []\n');
+    const r = await runAgent('claude-code', p, { subagent: AGENT, writes: [INSIDE], trust: false });
+    expectRefused(r, INSIDE, /subagent "notes-writer" \(.*notes-writer\.md\) was exported from mode "notes-writer", which the mode files no longer define/);
+  });
+
   test('agent-file hooks running roo-modes-server (--hook command): refused outside the pattern, lands inside', { skip }, async (t) => {
     const p = newProject(t);
     await exportModes(p, ['--to', 'claude-code', '--hook', 'command']);

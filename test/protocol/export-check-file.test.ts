@@ -42,7 +42,7 @@ for (const [target, extra, path] of [
     const cases: [string | null, RegExp][] = [
       [older, new RegExp(`stale: .*roo-modes-check\\.cjs \\(roo-modes-check 0\\.0\\.9 sha256:[0-9a-f]{12}; this export writes ${version!.replace(/\./g, '\\.')} sha256:${hash!.slice(0, 12)}\\)`)],
       [BUILT.replace('hook claude-code|cursor', 'hook claude-code'), /stale: .*roo-modes-check\.cjs \(its comment lines were edited\)/],
-      [BUILT.replace('"use strict";', '"use strict"; /* mine */'), new RegExp(`stale: .*roo-modes-check\\.cjs \\(edited since it was written: its code no longer hashes to its sha256:${hash!.slice(0, 12)}\\)`)],
+      [BUILT.replace('"use strict";', '"use strict"; /* mine */'), new RegExp(`stale: .*roo-modes-check\\.cjs \\(edited since export ${version!.replace(/\./g, '\\.')} wrote it: its code no longer hashes to its sha256:${hash!.slice(0, 12)}\\)`)],
       [null, /missing: .*roo-modes-check\.cjs/],
     ];
     for (const [text, why] of cases) {
@@ -110,6 +110,6 @@ test('a global mode exported on request (--include-global), which a teammate may
   writeFileSync(join(env.ROO_CONFIG_DIR!, 'custom_modes.yaml'), ROOMODES.replace('docs-writer', 'my-notes'));
   const r = await runCli(['export', '--to', 'claude-code', '--settings', '--include-global'], { env, cwd: root });
   assert.equal(r.code, 0, r.stdout);
-  assert.match(r.stdout, /warning: mode my-notes comes from your global mode files, which the hooks read on each machine: .*by-agent settings hook .* lets its edits through; put it in the project's \.roomodes, or export --to claude-code-plugin/);
+  assert.match(r.stdout, /warning: mode my-notes comes from your global mode files, which the hooks read on each machine: where one is missing, the agent's hooks \(its file's and the by-agent settings hook\) cannot judge and block every edit; put it in the project's \.roomodes, or export --to claude-code-plugin/);
   assert.doesNotMatch(r.stdout, /warning: mode docs-writer/);
 });

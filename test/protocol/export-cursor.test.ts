@@ -49,7 +49,9 @@ test('--enforce writes one fail-closed preToolUse hook, and the rules say which 
 
   const enforced = readFileSync(join(root, '.cursor', 'rules', 'docs-writer.mdc'), 'utf8');
   assert.match(enforced, /## Limits of this mode \(enforced by a hook\)/);
-  assert.match(enforced, /roo-modes-server hook cursor --mode docs-writer/);
+  // The rule names the launcher hooks.json runs, word for word, so a reader can run it by hand.
+  assert.ok(enforced.includes(`\`.cursor/hooks.json\` runs \`${entry!.command}\` before every tool call`), enforced);
+  assert.doesNotMatch(enforced, /roo-modes-server hook/, 'not a launcher the hook does not run');
   assert.match(enforced, /hold in every agent chat of this project/);
   assert.match(enforced, /- edit — only files whose path matches the regular expression `\^docs\/`/);
   const other = readFileSync(join(root, '.cursor', 'rules', 'test-writer.mdc'), 'utf8');
@@ -152,6 +154,8 @@ test('a project-local launcher is left for the shell to find through CLAUDE_PROJ
   assert.equal(r.code, 0, r.stdout + r.stderr);
   const entries = (JSON.parse(readFileSync(hooksFile(root), 'utf8')) as { hooks: { preToolUse: HookEntry[] } }).hooks.preToolUse;
   assert.deepEqual(entries, [{ command: '"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook cursor --mode docs-writer', failClosed: true }]);
+  const rule = (): string => readFileSync(join(root, '.cursor', 'rules', 'docs-writer.mdc'), 'utf8');
+  assert.ok(rule().includes('runs `"${CLAUDE_PROJECT_DIR}"/node_modules/.bin/roo-modes-server hook cursor --mode docs-writer` before every tool call'), rule());
   const again = await runCli(args, { env, cwd: root });
   assert.match(again.stdout, /unchanged: .*hooks\.json/, 'recognised as its own');
   // Without the flag a re-export keeps the launcher it wrote, and so does --check.
@@ -160,6 +164,7 @@ test('a project-local launcher is left for the shell to find through CLAUDE_PROJ
     assert.equal(kept.code, 0, kept.stdout);
     assert.match(kept.stdout, /unchanged: .*hooks\.json/);
     assert.match(kept.stdout, /the hooks keep what the earlier export wrote \(read from .*hooks\.json\): \$\{CLAUDE_PROJECT_DIR\}\/node_modules\/\.bin\/roo-modes-server/);
+    assert.match(kept.stdout, /unchanged: .*docs-writer\.mdc/, 'the rule keeps naming the kept launcher');
   }
   assert.equal(readdirSync(join(root, '.cursor')).includes('hooks'), false, 'no check file where no hook runs it');
 });

@@ -13,7 +13,7 @@ import { runCli } from './cli-run.js';
 import { ROWS } from '../unit/paths-table.js';
 import { decideToolUse } from '../../src/modes/decide-tool-use.js';
 import { loadCatalogue } from '../../src/modes/catalogue.js';
-import { readVendored } from '../../src/export/vendored.js';
+import { readVendored, vendoredText } from '../../src/export/vendored.js';
 
 type Ctx = { after(fn: () => void): void };
 type Hooks = {
@@ -102,7 +102,8 @@ test('export --plugin writes the plugin and its decision file for the agents it 
   assert.doesNotMatch(text, /^import /m, 'the plugin imports nothing when it loads');
   const decision = readFileSync(join(root, DECISION), 'utf8');
   const header = readVendored(decision)!;
-  assert.deepEqual(header, { version, sha256: JSON.parse(/const DECISION = (\{.*\});/.exec(text)![1]!).sha256, intact: true }, 'the plugin pins the decision file it was written with');
+  assert.deepEqual(header, { name: 'roo-modes-decision', version, sha256: JSON.parse(/const DECISION = (\{.*\});/.exec(text)![1]!).sha256, intact: true }, 'the plugin pins the decision file it was written with');
+  assert.equal(decision, readFileSync(join(REPO, 'dist', 'plugin-decision.cjs'), 'utf8'), 'the built decision file, byte for byte');
   for (const written of [text, decision]) {
     for (const place of [root, env.HOME!, REPO.replace(/\/$/, ''), process.execPath]) assert.ok(!written.includes(place), `an exported file names ${place}`);
   }
@@ -144,8 +145,9 @@ test('export --check finds a decision file that was changed, is from another ver
   const good = readFileSync(file, 'utf8');
   const check = (): Promise<{ code: number | null; stdout: string }> => runCli(['export', '--to', 'opencode', '--plugin', '--mode', 'docs-writer', '--mode', 'builder', '--check'], { env, cwd: root });
   const cases: [string, RegExp][] = [
-    [good.replace("'use strict';", "'use strict'; "), /stale: .*decision\.cjs \(it was changed after export .* wrote it/],
-    [good.replace(/^(\/\/ Exported by roo-modes-server )[^ ]+/, '$10.0.1'), /stale: .*decision\.cjs \(it is from version 0\.0\.1; this export writes /],
+    [good.replace("'use strict';", "'use strict'; "), /stale: .*decision\.cjs \(edited since export .* wrote it: its code no longer hashes to its sha256:[0-9a-f]{12}\)/],
+    [vendoredText('decision', '0.0.1', "'use strict';\n"), /stale: .*decision\.cjs \(roo-modes-decision 0\.0\.1 sha256:[0-9a-f]{12}; this export writes .* sha256:[0-9a-f]{12}\)/],
+    [good.replace("OpenCode/Kilo plugin", "OpenCode plugin"), /stale: .*decision\.cjs \(its comment lines were edited\)/],
   ];
   for (const [text, why] of cases) {
     writeFileSync(file, text);

@@ -1,8 +1,9 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { tempDir } from './harness.js';
+import { MAIN, tempDir } from './harness.js';
 import { hookProject } from './hook-rig.js';
 import { runCli, type CliRun } from './cli-run.js';
 
@@ -219,4 +220,64 @@ test('the build ships the hook as one CommonJS file that loads no module of its 
   assert.equal(pkg.bin['roo-modes-server'], 'dist/main.cjs');
   // The regex limits are set when the bundle loads, as when the modules load one by one.
   assert.match(bundle, /setFlagsFromString\("--enable-experimental-regexp-engine-on-excessive-backtracks"\)/);
+});
+
+test('hook --by-agent refuses an exported agent whose mode is gone, in the built CLI and in the check file export wrote', async (t) => {
+  const { root, env } = project(t);
+  const exported = await runCli(['export', '--to', 'claude-code'], { env: { ...env, ROO_PROJECT_ROOT: root }, cwd: root });
+  assert.equal(exported.code, 0, exported.stdout);
+  // The mode is renamed after the export: .claude/agents/docs-writer.md still runs under Claude Code.
+  writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-author\n    name: Docs\n    roleDefinition: x\n    groups: [read, [edit, {fileRegex: "^docs/"}]]\n');
+  const check = join(root, '.claude', 'hooks', 'roo-modes-check.cjs');
+  const viaCheck = (input: string): CliRun => {
+    const r = spawnSync(process.execPath, [check, 'hook', 'claude-code', '--by-agent'], { input, env: { ...process.env, ...env }, encoding: 'utf8' });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  const inside = claude(root, 'Write', { file_path: join(root, 'docs', 'a.md'), content: '' }, { agent_type: 'docs-writer' });
+  for (const [how, r] of [['CLI', await runCli(['hook', 'claude-code', '--by-agent'], { env, input: inside })], ['check file', viaCheck(inside)]] as const) {
+    assert.equal(r.code, 2, `${how}: ${r.stderr}`);
+    assert.equal(r.stdout, '', how);
+    assert.match(r.stderr, /subagent "docs-writer" \(.*docs-writer\.md\) was exported from mode "docs-writer", which the mode files no longer define \(the modes in force: .*docs-author/, how);
+  }
+  // A hand-written agent of another name, and one no export wrote, stay none of the hook's business.
+  writeFileSync(join(root, '.claude', 'agents', 'helper.md'), '---\nname: helper\ndescription: mine\n---\nHelp.\n');
+  for (const agent of ['helper', 'Explore', '../agents/docs-writer']) {
+    const input = claude(root, 'Write', { file_path: join(root, 'src', 'a.ts'), content: '' }, { agent_type: agent });
+    noObjection(await runCli(['hook', 'claude-code', '--by-agent'], { env, input }), agent);
+    noObjection(viaCheck(input), `${agent} (check file)`);
+  }
+  // An exported agent in the user's folder counts when the project has none of that name.
+  mkdirSync(join(env.HOME!, '.claude', 'agents'), { recursive: true });
+  renameSync(join(root, '.claude', 'agents', 'docs-writer.md'), join(env.HOME!, '.claude', 'agents', 'docs-writer.md'));
+  const user = await runCli(['hook', 'claude-code', '--by-agent'], { env, input: inside });
+  assert.equal(user.code, 2, user.stderr);
+  assert.match(user.stderr, new RegExp(`subagent "docs-writer" \\(${env.HOME!.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}/\\.claude/agents/docs-writer\\.md\\) was exported from mode "docs-writer"`));
+  // The mode back: judged again, inside the pattern allowed.
+  writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    name: Docs\n    roleDefinition: x\n    groups: [read, [edit, {fileRegex: "^docs/"}]]\n');
+  noObjection(viaCheck(inside), 'the mode restored');
+});
+
+test('the check file keeps each parsed mode file under its exact text: a same-size edit with the old time is judged anew', async (t) => {
+  const { root, env } = project(t);
+  const check = join(MAIN, '..', 'roo-modes-check.cjs');
+  const cacheHome = tempDir(t, 'rms-hook-cache-');
+  const run = (file: string): CliRun => {
+    const r = spawnSync(process.execPath, [check, 'hook', 'claude-code', '--mode', 'docs-writer'], {
+      input: claude(root, 'Write', { file_path: join(root, file), content: '' }), env: { ...process.env, ...env, XDG_CACHE_HOME: cacheHome }, encoding: 'utf8',
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  noObjection(run('docs/a.md'), 'inside the pattern');
+  const entries = readdirSync(join(cacheHome, 'roo-modes-server', 'hook-parsed'));
+  assert.equal(entries.length, 1, 'the parse was kept');
+  noObjection(run('docs/a.md'), 'inside the pattern, from the kept parse');
+  assert.match(claudeReason(run('src/a.ts')), /\^docs\//);
+  // The same number of bytes and the same modification time: only the text tells the change.
+  const file = join(root, '.roomodes');
+  const before = statSync(file);
+  writeFileSync(file, readFileSync(file, 'utf8').replace('^docs/', '^dacs/'));
+  utimesSync(file, before.atime, before.mtime);
+  assert.equal(statSync(file).size, before.size);
+  assert.match(claudeReason(run('docs/a.md')), /\^dacs\//);
+  noObjection(run('dacs/a.md'), 'inside the new pattern');
 });

@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { request } from 'node:http';
-import { writeFileSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { hookProject } from './hook-rig.js';
 import { startHttp, type HttpServer } from './http-harness.js';
@@ -58,6 +58,12 @@ test('POST /hooks/claude-code answers like the command hook: deny, {} and errors
   assert.match(denyReason(await hookCall(s, '', event(root, 'Write', outside, { agent_id: 'a', agent_type: 'docs-writer' }))), /docs-writer/);
   noObjection(await hookCall(s, '', event(root, 'Write', outside)), 'no agent_type');
   noObjection(await hookCall(s, '', event(root, 'Write', outside, { agent_type: 'Explore' })), 'an agent no mode exports');
+  // An agent file an export wrote for a mode that is gone: refused (503), naming the agent and the mode.
+  mkdirSync(join(root, '.claude', 'agents'), { recursive: true });
+  writeFileSync(join(root, '.claude', 'agents', 'old-mode.md'), '---\n# Exported by roo-modes-server from mode old-mode from .roomodes line 2; export again rather than editing.\nname: old-mode\n---\nx\n');
+  const orphan = await hookCall(s, '', event(root, 'Write', { file_path: join(root, 'docs', 'a.md'), content: '' }, { agent_type: 'old-mode' }));
+  assert.equal(orphan.status, 503, orphan.body);
+  assert.match((JSON.parse(orphan.body) as { error: string }).error, /subagent "old-mode" .* exported from mode "old-mode", which the mode files no longer define/);
 
   const errors: [Promise<Answer>, number, RegExp][] = [
     [hookCall(s, '?mode=architect', '{"tool_name": '), 400, /not JSON/],
