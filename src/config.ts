@@ -183,6 +183,12 @@ export async function loadConfig(
     throw new ConfigError(`logging.level ${JSON.stringify(config.logging.level)} is not a level (${LOG_LEVELS.join(', ')})`);
   }
   checkStoreUrl(config.store.url);
+  const flagStore = isObject(args.overrides.store) ? args.overrides.store.url : undefined;
+  if (typeof flagStore === 'string' && parseRedisUrl(flagStore).password !== undefined) {
+    // The flag is in the process's command line, which any local user reads (ps, /proc/<pid>/cmdline);
+    // the logs mask it, the command line cannot. Said once, at start, where it can still be fixed.
+    warn(`--store carries a password, and a command line is visible to every user of this machine (ps); give the URL in ROO_MODES_STORE (or store.url in the config file) instead, and change the password if others share the host`);
+  }
   if ((config.ipc.host === null) !== (config.ipc.port === null)) {
     throw new ConfigError('ipc.host and ipc.port (ROO_IPC_HOST / ROO_IPC_PORT) must be given together');
   }

@@ -9,7 +9,7 @@ import {
   CONFIG_SCHEMA_URL, ConfigError, defaultConfig, effectiveLogLevel, expandPath, loadConfig,
   type ParsedArgs, type ServerConfig,
 } from '../../src/config.js';
-import { parseServeArgs } from '../../src/cli/serve.js';
+import { parseServeArgs, serveHelp } from '../../src/cli/serve.js';
 
 /** The defaults as DESIGN.md §6 writes them, independent of the schema file. */
 const DOCUMENTED_DEFAULTS: ServerConfig = {
@@ -358,4 +358,21 @@ test('an allowed origin that is not scheme://host[:port] is refused, naming the 
     await rejectsConfig(loadConfig(NO_ARGS, { ROO_MODES_HTTP_ALLOWED_ORIGINS: `https://ok.example,${bad}` }, CWD), /^ROO_MODES_HTTP_ALLOWED_ORIGINS: ".*" is not an origin/);
   }
   assert.throws(() => parseServeArgs(['--allowed-origins', ' , ']), /--allowed-origins needs at least one origin/);
+});
+
+test('--store with a password warns once that the command line is visible, and points to ROO_MODES_STORE; the environment does not', async () => {
+  const warned: string[] = [];
+  const config = await loadConfig(parseServeArgs(['--store', 'redis://:s3cret@redis.internal:6379/0']), {}, '/tmp', (w) => warned.push(w));
+  assert.equal(config.store.url, 'redis://:s3cret@redis.internal:6379/0');
+  assert.equal(warned.length, 1, warned.join('\n'));
+  assert.match(warned[0]!, /--store carries a password.*visible to every user.*ROO_MODES_STORE/);
+  assert.doesNotMatch(warned[0]!, /s3cret/, 'the warning does not repeat the password');
+  const user: string[] = [];
+  await loadConfig(parseServeArgs(['--store', 'redis://app:s3cret@redis.internal']), {}, '/tmp', (w) => user.push(w));
+  assert.equal(user.length, 1, 'an ACL user and password warn too');
+  const quiet: string[] = [];
+  await loadConfig(parseServeArgs(['--store', 'redis://redis.internal:6379']), {}, '/tmp', (w) => quiet.push(w));
+  await loadConfig(parseServeArgs([]), { ROO_MODES_STORE: 'redis://:s3cret@redis.internal' }, '/tmp', (w) => quiet.push(w));
+  assert.deepEqual(quiet, [], 'no password on the command line: nothing to warn about');
+  assert.match(serveHelp('0'), /--store URL[\s\S]*A password here shows in ps[\s\S]*ROO_MODES_STORE/);
 });
