@@ -119,7 +119,8 @@ export class HttpDoor {
     if (sid === undefined) { sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, 'Bad Request: Mcp-Session-Id header is required (send initialize first)'); return null; }
     const notFound = (): null => { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; };
     let session = this.#sessions.get(sid);
-    if (this.#shared) {
+    // A session made while the store was away has no record: this process alone answers for it.
+    if (this.#shared && (session === undefined || session.shared)) {
       const found = await (await this.#shared).find(sid, res, id);
       if (found === 'answered') return null;
       session = found ?? undefined;
@@ -210,7 +211,7 @@ export class HttpDoor {
     if (!session) return;
     if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
-    if (this.#shared) return (await this.#shared).openGet(session, res, last);
+    if (this.#shared && session.shared) return (await this.#shared).openGet(session, res, last);
     // Opened only once the mode files are watched: an edit after the stream is open is announced on it.
     await this.core.modes().catch(() => undefined);
     const resume = last === undefined ? null : parseEventId(last);
@@ -223,7 +224,7 @@ export class HttpDoor {
     if (isModern(header(req, 'mcp-protocol-version')) && header(req, 'mcp-session-id') === undefined) { res.writeHead(405, { allow: 'POST' }).end(); return; }
     const session = await this.#session(req, res, null);
     if (!session) return;
-    if (this.#shared) {
+    if (this.#shared && session.shared) {
       // Ended everywhere first: the record goes and every replica closes its copy.
       const shared = await this.#shared;
       try { await shared.records.end(session.id); } catch (err) { shared.refuse(res, null, 'ending the session', err); return; }
@@ -239,9 +240,11 @@ export class HttpDoor {
    * request makes a new copy from the record).
    */
   #sweep(copies = false): void {
-    const old = copies && this.#sessions.size >= HTTP.maxSessions ? Date.now() - 1000 : Date.now() - HTTP.sessionIdleMs;
+    const idle = Date.now() - HTTP.sessionIdleMs;
+    // Only a copy can go early (its record stays): a session held here alone would be lost.
+    const early = copies && this.#sessions.size >= HTTP.maxSessions ? Date.now() - 1000 : idle;
     for (const s of this.#sessions.values()) {
-      if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
+      if (s.lastSeen < (s.shared ? early : idle) && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
     }
   }
 
