@@ -17,7 +17,8 @@ import { ConnectionGate } from './sockets.js';
 import { parseEventId } from './sse.js';
 import { SharedSessions, type SessionTable } from './shared-sessions.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
-import { meteredResponse, UnreadLedger } from './unread.js';
+import { HeapRelief } from './heap-relief.js';
+import { AnswerGate, meteredResponse, UnreadLedger } from './unread.js';
 import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendRpcError } from './wire.js';
 
 export interface HttpOptions { path: string; gate: Gate; bounds: HttpBounds }
@@ -41,17 +42,22 @@ export class HttpDoor {
   readonly #sweeper: NodeJS.Timeout;
   readonly #conns: ConnectionGate;
   readonly #unread: UnreadLedger;
+  /** Stateless requests making their answers at once (the rest wait their turn). */
+  readonly #making: AnswerGate;
+  readonly #relief: HeapRelief;
   /** With --store: sessions kept in Redis and served by any replica (null: this process alone holds them). */
   readonly #shared: Promise<SharedSessions> | null;
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
     const b = o.bounds;
     this.#conns = new ConnectionGate({ maxConnections: b.maxConnections, retryAfterS: HTTP.retryAfterS }, core.log);
+    this.#relief = new HeapRelief(b.serverUnreadBytes);
     this.#unread = new UnreadLedger(b.serverUnreadBytes, HTTP.connectionUnreadBytes, (socket, reason) => {
       core.log.warn(`HTTP: closing a connection from ${socket.remoteAddress ?? '?'} that does not take its answers: ${reason}`);
-    });
+    }, (bytes) => this.#relief.freed(bytes));
+    this.#making = new AnswerGate(b.statelessRunning);
     this.server = createServer({
-      ServerResponse: meteredResponse(this.#unread),
+      ServerResponse: meteredResponse(this.#unread, this.#relief),
       headersTimeout: b.headersTimeoutMs, requestTimeout: b.requestTimeoutMs, keepAliveTimeout: b.idleTimeoutMs,
       connectionsCheckingInterval: HTTP.timeoutCheckMs,
     }, (req, res) => {
@@ -201,7 +207,10 @@ export class HttpDoor {
     if (refusal) { const status = statusOf(refusal.code); return sendRpcError(res, status === 200 ? 400 : status, id, refusal.code, refusal.message, refusal.data); }
     if (this.#streams.count >= HTTP.maxStreams) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`);
     this.#streams.count++;
-    return runStateless(this.core, req, res, id, value, this.#statelessOpen).finally(() => { this.#streams.count--; });
+    // Its place among the requests making answers; one whose client left while it waited never runs.
+    return this.#making.enter(() => req.socket.destroyed)
+      .then((made) => (made === null ? undefined : runStateless(this.core, req, res, id, value, this.#statelessOpen, made)))
+      .finally(() => { this.#streams.count--; });
   }
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -256,6 +265,7 @@ export class HttpDoor {
   async drain(): Promise<void> {
     this.#draining = true;
     clearInterval(this.#sweeper);
+    this.#relief.close();
     const grace = this.o.bounds.drainGraceMs;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Said once the listening socket is closed, so a reader of the log knows new connections are refused.
