@@ -25,7 +25,7 @@ export interface ServerConfig {
   };
   http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null } & HttpConfigBounds;
   /** url null: state stays in this process; a Redis URL: shared by every server using it (docs/deployment.md). */
-  store: { url: string | null; prefix: string; lease_ms: number } & StoreConfigBounds;
+  store: { url: string | null; prefix: string; lease_ms: number; command_timeout_ms: number } & StoreConfigBounds;
 }
 
 /** A bad flag, file or value: main prints the message as one line and exits 2. */

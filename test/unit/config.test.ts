@@ -25,7 +25,7 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
     host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null,
     max_connections: 1024, idle_timeout_ms: 5000, headers_timeout_ms: 10000, request_timeout_ms: 30000, max_unread_bytes: 32 * 1024 * 1024, drain_grace_ms: 2000, max_stateless_running: 16,
   },
-  store: { url: null, prefix: 'rms:', max_mcp_sessions: 1024, max_task_sessions: 10000, lease_ms: 15000 },
+  store: { url: null, prefix: 'rms:', max_mcp_sessions: 1024, max_task_sessions: 10000, lease_ms: 15000, command_timeout_ms: 5000 },
 };
 
 const NO_ARGS: ParsedArgs = { configFile: null, overrides: {}, help: false, version: false };
