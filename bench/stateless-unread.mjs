@@ -7,10 +7,10 @@
 // Prints one line per era: idle, peak and after RSS, the rise and the settle time, against the
 // targets (peak ≤ +256 MiB above idle; back within 10% of idle within 10 s after the clients leave).
 import { readdirSync, writeFileSync } from 'node:fs';
-import { connect } from 'node:net';
 import { join } from 'node:path';
 import { SERVER_MAIN, mb, now, rssOf, tempDir } from './lib.mjs';
 import { RawClient, startServer } from './http.mjs';
+import { openSocket, peakOver, post } from './http-bounds.mjs';
 
 const MiB = 1024 * 1024;
 const RISE_TARGET = 256 * MiB;
@@ -24,23 +24,6 @@ const arg = (name, fallback) => {
   const found = process.argv.find((a) => a.startsWith(`--${name}=`));
   return found ? found.slice(name.length + 3) : fallback;
 };
-
-function request(url, body, headers, accept) {
-  const text = JSON.stringify(body);
-  let head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAccept: ${accept}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`;
-  for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
-  return `${head}\r\n${text}`;
-}
-
-function openSocket(url) {
-  return new Promise((resolve, reject) => { const s = connect(Number(url.port), url.hostname, () => resolve(s)); s.once('error', reject); });
-}
-
-async function peakOver(pid, ms) {
-  let peak = 0;
-  for (const end = now() + ms; now() < end; await pause(50)) peak = Math.max(peak, rssOf(pid));
-  return peak;
-}
 
 /** One era's run on a fresh server: idle, peak while `clients` sockets never read, after they leave. */
 export async function unreadRun({ era, clients, pipelined, running }) {
@@ -79,8 +62,8 @@ export async function unreadRun({ era, clients, pipelined, running }) {
       let text = '';
       for (let r = 0; r < pipelined; r++) {
         text += era === 'stateless'
-          ? request(url, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { ...params, _meta: META } }, MODERN, 'application/json, text/event-stream')
-          : request(url, { jsonrpc: '2.0', id: id++, method: 'tools/call', params }, { 'mcp-session-id': sid }, era === 'sse' ? 'text/event-stream' : 'application/json, text/event-stream');
+          ? post(url, { jsonrpc: '2.0', id: id++, method: 'tools/call', params: { ...params, _meta: META } }, MODERN, 'application/json, text/event-stream')
+          : post(url, { jsonrpc: '2.0', id: id++, method: 'tools/call', params }, { 'mcp-session-id': sid }, era === 'sse' ? 'text/event-stream' : 'application/json, text/event-stream');
       }
       s.write(text);
       sockets.push(s);
