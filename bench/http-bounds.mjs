@@ -13,19 +13,20 @@ const MODERN = { 'mcp-protocol-version': '2026-07-28', 'mcp-method': 'tools/call
 const META = { 'io.modelcontextprotocol/protocolVersion': '2026-07-28', 'io.modelcontextprotocol/clientCapabilities': {}, 'io.modelcontextprotocol/clientInfo': { name: 'bench', version: '1' } };
 const pause = (ms) => new Promise((r) => setTimeout(r, ms));
 
-function post(url, body, headers) {
+/** One raw HTTP/1.1 POST as text, for clients that pipeline or never read. */
+export function post(url, body, headers, accept = 'application/json, text/event-stream') {
   const text = JSON.stringify(body);
-  let head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`;
+  let head = `POST ${url.pathname} HTTP/1.1\r\nHost: ${url.host}\r\nContent-Type: application/json\r\nAccept: ${accept}\r\nContent-Length: ${Buffer.byteLength(text)}\r\n`;
   for (const [k, v] of Object.entries(headers)) head += `${k}: ${v}\r\n`;
   return `${head}\r\n${text}`;
 }
 
-function openSocket(url) {
+export function openSocket(url) {
   return new Promise((resolve, reject) => { const s = connect(Number(url.port), url.hostname, () => resolve(s)); s.once('error', reject); });
 }
 
 /** RSS sampled every 50 ms for `ms`; the peak. */
-async function peakOver(pid, ms) {
+export async function peakOver(pid, ms) {
   let peak = 0;
   for (const end = now() + ms; now() < end; await pause(50)) peak = Math.max(peak, rssOf(pid));
   return peak;

@@ -106,6 +106,13 @@ export interface HttpConfigBounds {
   request_timeout_ms: number;
   max_unread_bytes: number;
   drain_grace_ms: number;
+  /**
+   * Stateless requests making their answers at once; default 16. A request is a few milliseconds of
+   * work and a 6 MB answer some 20 MB of short-lived heap while it is made, so 16 keep the burst of
+   * 200 clients asking at once well under +256 MiB, and enough run beside a few slow ones (a store
+   * call waits at most 5 s) that quick requests still pass.
+   */
+  max_stateless_running: number;
 }
 
 /**
@@ -138,6 +145,8 @@ export interface HttpBounds {
   requestTimeoutMs: number;
   serverUnreadBytes: number;
   drainGraceMs: number;
+  /** Stateless (2026-07-28) requests making their answers at once; the rest wait their turn. */
+  statelessRunning: number;
 }
 
 /** Resolves the HTTP bounds; `descriptors` is the process's soft open-file limit when known. */
@@ -153,5 +162,6 @@ export function httpBounds(maxMessageBytes: number, http: HttpConfigBounds, desc
     // Room for at least two of the largest answers, so one big answer never crowds out everyone.
     serverUnreadBytes: Math.max(http.max_unread_bytes, 2 * maxMessageBytes),
     drainGraceMs: http.drain_grace_ms,
+    statelessRunning: http.max_stateless_running,
   };
 }

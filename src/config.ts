@@ -25,7 +25,7 @@ export interface ServerConfig {
   };
   http: { host: string; port: number; path: string; allowed_origins: string[]; token: string | null } & HttpConfigBounds;
   /** url null: state stays in this process; a Redis URL: shared by every server using it (docs/deployment.md). */
-  store: { url: string | null; prefix: string; lease_ms: number } & StoreConfigBounds;
+  store: { url: string | null; prefix: string; lease_ms: number; command_timeout_ms: number } & StoreConfigBounds;
 }
 
 /** A bad flag, file or value: main prints the message as one line and exits 2. */
@@ -185,6 +185,12 @@ export async function loadConfig(
   }
   checkStoreUrl(config.store.url);
   checkStorePrefix(config.store.prefix);
+  const flagStore = isObject(args.overrides.store) ? args.overrides.store.url : undefined;
+  if (typeof flagStore === 'string' && parseRedisUrl(flagStore).password !== undefined) {
+    // The flag is in the process's command line, which any local user reads (ps, /proc/<pid>/cmdline);
+    // the logs mask it, the command line cannot. Said once, at start, where it can still be fixed.
+    warn(`--store carries a password, and a command line is visible to every user of this machine (ps); give the URL in ROO_MODES_STORE (or store.url in the config file) instead, and change the password if others share the host`);
+  }
   if ((config.ipc.host === null) !== (config.ipc.port === null)) {
     throw new ConfigError('ipc.host and ipc.port (ROO_IPC_HOST / ROO_IPC_PORT) must be given together');
   }

@@ -76,9 +76,9 @@ export class Core {
    * connects in the background: callers get the store at once and its errors say when Redis is down.
    */
   store(): Promise<SharedStore> | null {
-    const { url, prefix } = this.config.store;
+    const { url, prefix, command_timeout_ms: commandTimeoutMs } = this.config.store;
     if (url === null) return null;
-    return (this.#store ??= import('./redis/shared-store.js').then(({ SharedStore }) => new SharedStore({ url, prefix }, this.log.child('store'))));
+    return (this.#store ??= import('./redis/shared-store.js').then(({ SharedStore }) => new SharedStore({ url, prefix, commandTimeoutMs }, this.log.child('store'))));
   }
 
   /**

@@ -24,7 +24,7 @@ const OPTIONS = [
     help: 'origins allowed besides loopback, comma-separated; repeatable (http.allowed_origins; env ROO_MODES_HTTP_ALLOWED_ORIGINS)' },
   { name: '--insecure-no-auth', kind: 'switch', help: 'allow a non-loopback --host without http.token (env ROO_MODES_HTTP_TOKEN)' },
   { name: '--store', kind: 'string', value: 'URL', sets: ['store', 'url'],
-    help: 'share state in Redis, redis://[user:pass@]host:port[/db] or rediss://, so HTTP replicas behave as one server (store.url; env ROO_MODES_STORE; see docs/deployment.md)' },
+    help: 'share state in Redis, redis://[user:pass@]host:port[/db] or rediss://, so HTTP replicas behave as one server (store.url; env ROO_MODES_STORE; see docs/deployment.md). A password here shows in ps to every local user: put such a URL in ROO_MODES_STORE' },
   { name: '--store-prefix', kind: 'string', value: 'PREFIX', sets: ['store', 'prefix'],
     help: 'put before every Redis key and channel, default rms:; one per project sharing a Redis (store.prefix; env ROO_MODES_STORE_PREFIX)' },
   { name: '--version', alias: '-v', kind: 'switch', help: 'the version' },

@@ -7,7 +7,7 @@ import { HookInputError, parseToolEvent } from '../hook/event.js';
 import { claudeDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { orphanedAgent } from '../hook/exported-agent.js';
 import type { CompiledMode } from '../modes/permissions.js';
-import { BodyTooLarge, readBody, sendJson } from './wire.js';
+import { BodyTooLarge, isJsonBody, readBody, sendJson } from './wire.js';
 
 /** Where the endpoint answers; the MCP endpoint's security checks run before it. */
 export const HOOK_PATH = '/hooks/claude-code';
@@ -34,6 +34,12 @@ export async function answerHook(core: Core, req: IncomingMessage, res: ServerRe
 
 async function decide(core: Core, req: IncomingMessage, url: string, maxBodyBytes: number): Promise<string> {
   if (req.method !== 'POST') throw new HookHttpError(405, `${req.method ?? '?'} is not served here; Claude Code POSTs the event`);
+  // As the MCP endpoint: a body not declared JSON (a form, text/plain) is refused before it is read,
+  // so a browser's "simple" cross-site POST cannot reach the judge without a preflight.
+  if (!isJsonBody(req)) {
+    req.resume();
+    throw new HookHttpError(415, `Unsupported Media Type: the hook event must be sent as application/json (Content-Type was ${JSON.stringify(req.headers['content-type'] ?? null)})`);
+  }
   const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
   let text: string;
   try { text = await readBody(req, maxBodyBytes); } catch (err) {

@@ -17,7 +17,8 @@ import { ConnectionGate } from './sockets.js';
 import { parseEventId } from './sse.js';
 import { SharedSessions, type SessionTable } from './shared-sessions.js';
 import { refuse, runStateless, statusOf } from './stateless.js';
-import { meteredResponse, UnreadLedger } from './unread.js';
+import { HeapRelief } from './heap-relief.js';
+import { AnswerGate, meteredResponse, UnreadLedger } from './unread.js';
 import { accepts, BodyTooLarge, header, isJsonBody, readBody, sendJson, sendRpcError } from './wire.js';
 
 export interface HttpOptions { path: string; gate: Gate; bounds: HttpBounds }
@@ -41,17 +42,22 @@ export class HttpDoor {
   readonly #sweeper: NodeJS.Timeout;
   readonly #conns: ConnectionGate;
   readonly #unread: UnreadLedger;
+  /** Stateless requests making their answers at once (the rest wait their turn). */
+  readonly #making: AnswerGate;
+  readonly #relief: HeapRelief;
   /** With --store: sessions kept in Redis and served by any replica (null: this process alone holds them). */
   readonly #shared: Promise<SharedSessions> | null;
 
   constructor(private readonly core: Core, private readonly o: HttpOptions) {
     const b = o.bounds;
     this.#conns = new ConnectionGate({ maxConnections: b.maxConnections, retryAfterS: HTTP.retryAfterS }, core.log);
+    this.#relief = new HeapRelief(b.serverUnreadBytes);
     this.#unread = new UnreadLedger(b.serverUnreadBytes, HTTP.connectionUnreadBytes, (socket, reason) => {
       core.log.warn(`HTTP: closing a connection from ${socket.remoteAddress ?? '?'} that does not take its answers: ${reason}`);
-    });
+    }, (bytes) => this.#relief.freed(bytes));
+    this.#making = new AnswerGate(b.statelessRunning);
     this.server = createServer({
-      ServerResponse: meteredResponse(this.#unread),
+      ServerResponse: meteredResponse(this.#unread, this.#relief),
       headersTimeout: b.headersTimeoutMs, requestTimeout: b.requestTimeoutMs, keepAliveTimeout: b.idleTimeoutMs,
       connectionsCheckingInterval: HTTP.timeoutCheckMs,
     }, (req, res) => {
@@ -123,7 +129,8 @@ export class HttpDoor {
     if (sid === undefined) { sendRpcError(res, 400, id, ERROR_CODES.INVALID_REQUEST, 'Bad Request: Mcp-Session-Id header is required (send initialize first)'); return null; }
     const notFound = (): null => { sendRpcError(res, 404, id, ERROR_CODES.INVALID_REQUEST, 'Session not found: it ended or never existed; initialize a new one'); return null; };
     let session = this.#sessions.get(sid);
-    if (this.#shared) {
+    // A session made while the store was away has no record: this process alone answers for it.
+    if (this.#shared && (session === undefined || session.shared)) {
       const found = await (await this.#shared).find(sid, res, id);
       if (found === 'answered') return null;
       session = found ?? undefined;
@@ -204,7 +211,10 @@ export class HttpDoor {
     if (refusal) { const status = statusOf(refusal.code); return sendRpcError(res, status === 200 ? 400 : status, id, refusal.code, refusal.message, refusal.data); }
     if (this.#streams.count >= HTTP.maxStreams) return sendRpcError(res, 503, id, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`);
     this.#streams.count++;
-    return runStateless(this.core, req, res, id, value, this.#statelessOpen).finally(() => { this.#streams.count--; });
+    // Its place among the requests making answers; one whose client left while it waited never runs.
+    return this.#making.enter(() => req.socket.destroyed)
+      .then((made) => (made === null ? undefined : runStateless(this.core, req, res, id, value, this.#statelessOpen, made)))
+      .finally(() => { this.#streams.count--; });
   }
 
   async #get(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -214,7 +224,7 @@ export class HttpDoor {
     if (!session) return;
     if (this.#streams.count >= HTTP.maxStreams) { sendRpcError(res, 503, null, ERROR_CODES.INVALID_REQUEST, `too many open streams (${HTTP.maxStreams}); try later`); return; }
     const last = header(req, 'last-event-id');
-    if (this.#shared) return (await this.#shared).openGet(session, res, last);
+    if (this.#shared && session.shared) return (await this.#shared).openGet(session, res, last);
     // Opened only once the mode files are watched: an edit after the stream is open is announced on it.
     await this.core.modes().catch(() => undefined);
     const resume = last === undefined ? null : parseEventId(last);
@@ -227,7 +237,7 @@ export class HttpDoor {
     if (isModern(header(req, 'mcp-protocol-version')) && header(req, 'mcp-session-id') === undefined) { res.writeHead(405, { allow: 'POST' }).end(); return; }
     const session = await this.#session(req, res, null);
     if (!session) return;
-    if (this.#shared) {
+    if (this.#shared && session.shared) {
       // Ended everywhere first: the record goes and every replica closes its copy.
       const shared = await this.#shared;
       try { await shared.records.end(session.id); } catch (err) { shared.refuse(res, null, 'ending the session', err); return; }
@@ -243,9 +253,11 @@ export class HttpDoor {
    * request makes a new copy from the record).
    */
   #sweep(copies = false): void {
-    const old = copies && this.#sessions.size >= HTTP.maxSessions ? Date.now() - 1000 : Date.now() - HTTP.sessionIdleMs;
+    const idle = Date.now() - HTTP.sessionIdleMs;
+    // Only a copy can go early (its record stays): a session held here alone would be lost.
+    const early = copies && this.#sessions.size >= HTTP.maxSessions ? Date.now() - 1000 : idle;
     for (const s of this.#sessions.values()) {
-      if (s.lastSeen < old && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
+      if (s.lastSeen < (s.shared ? early : idle) && !s.busy) { this.#sessions.delete(s.id); void s.close(); }
     }
   }
 
@@ -257,6 +269,7 @@ export class HttpDoor {
   async drain(): Promise<void> {
     this.#draining = true;
     clearInterval(this.#sweeper);
+    this.#relief.close();
     const grace = this.o.bounds.drainGraceMs;
     const closed = new Promise<void>((resolve) => this.server.close(() => resolve()));
     // Said once the listening socket is closed, so a reader of the log knows new connections are refused.

@@ -38,6 +38,11 @@ export interface SharedOptions {
   mark?: () => string | null;
   /** The record could not be kept: answers the initialize request instead of its result. */
   refuse?: (res: ServerResponse, id: RequestId, err: unknown) => void;
+  /**
+   * The record could not be kept: true when the session should go on in this process alone (the
+   * store is unreachable, so what needs no shared state keeps working), false to refuse it.
+   */
+  local?: (session: LegacySession, err: unknown) => boolean;
 }
 
 export class LegacySession {
@@ -50,7 +55,8 @@ export class LegacySession {
   #nextStream = 1;
   #closed = false;
   readonly routed: Promise<void>;
-  readonly #shared: SharedOptions | null;
+  /** Set while the session is kept in the store; null for a session of this process alone (no store, or made while it was away). */
+  #shared: SharedOptions | null;
   /** Shared: the GET stream kept in the event log, while this replica holds it. */
   #logged: LoggedStream | null = null;
   /** Shared: the first answer (initialize's) has gone out. */
@@ -67,6 +73,8 @@ export class LegacySession {
   }
 
   get closed(): boolean { return this.#closed; }
+  /** Its record is in the store (any replica serves it); false for a session this process alone holds. */
+  get shared(): boolean { return this.#shared !== null; }
   /** A request is waiting or a stream is attached: not idle, whatever lastSeen says. */
   get busy(): boolean { return this.#pending.size > 0 || this.#logged?.attached === true || [...this.#streams.values()].some((s) => s.attached); }
   /** Shared: the name of the GET stream this replica holds, if it does. */
@@ -197,6 +205,13 @@ export class LegacySession {
     try {
       await shared.keepRecord!(this);
     } catch (err) {
+      if (shared.local?.(this, err) === true) {
+        // Degraded, not refused: the session lives here alone, its state in this process as without a store.
+        this.#shared = null;
+        this.conn.server.share(null);
+        this.#answer(d);
+        return;
+      }
       const key = JSON.stringify(d.answerTo);
       const p = this.#pending.get(key);
       this.#pending.delete(key);

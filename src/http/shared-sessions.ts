@@ -47,6 +47,8 @@ export class SharedSessions {
   /** An eviction was logged, the cap was met (each once per process). */
   #evictionTold = false;
   #capTold = false;
+  /** New sessions are made local because the store is away: said once when it starts, once when it ends. */
+  #degraded = false;
 
   constructor(readonly store: SharedStore, private readonly core: Core, log: Logger, table: SessionTable) {
     this.records = new McpSessionRecords(store.client, {
@@ -61,7 +63,7 @@ export class SharedSessions {
       const news = records.readNews(message);
       if (typeof news === 'string') { log.warn(`dropped a message on ${records.channel}: ${news}`); return; }
       if (news.origin !== store.replicaId) this.#news(news);
-    }, () => { for (const s of table.all()) void this.#refresh(s); });
+    }, () => { for (const s of table.all()) if (s.shared) void this.#refresh(s); });
     core.modes().then((m) => { this.#modes = m; }, () => { /* logged by the loader */ });
   }
 
@@ -192,7 +194,7 @@ export class SharedSessions {
   /** Another replica ended a session or changed its state: close or refresh the copy held here. */
   #news(news: McpSessionNews): void {
     const session = this.#table.get(news.sid);
-    if (!session) return;
+    if (!session?.shared) return;
     if (news.what === 'ended') this.#table.forget(session);
     else void this.#refresh(session);
   }
@@ -222,7 +224,14 @@ export class SharedSessions {
   create(): LegacySession {
     const options: SharedOptions = {
       id: this.records.newId(), events: this.events, log: this.#log, mark: () => this.#digest(),
-      keepRecord: (s) => this.records.create(s.id, recordOf(s)),
+      keepRecord: async (s) => {
+        await this.records.create(s.id, recordOf(s));
+        if (this.#degraded) {
+          this.#degraded = false;
+          this.#log.info('the store is back: new legacy MCP sessions are shared between the replicas again (those made meanwhile stay on this replica until they end)');
+        }
+      },
+      local: (s, err) => this.#local(s, err),
       refuse: (res, id, err) => {
         this.refuse(res, id, 'keeping the new session', err);
         // A write lost with its connection may still have landed: take it back, best effort (its TTL
@@ -233,6 +242,24 @@ export class SharedSessions {
     const session = new LegacySession(this.core, this.#table.openStreams, this.#table.graceMs, options);
     session.conn.server.share(this.#link(session.id));
     return session;
+  }
+
+  /**
+   * Degrade, don't refuse: a new session whose record cannot be written because the store is away
+   * (unreachable, loading, too slow to answer) goes on as a session of this process alone. What
+   * needs no shared state (the mode lists and info, resources, prompts) works in it; the task tools
+   * answer their retryable error until the store is back. A refusal at the cap, or by data that is
+   * not ours, stays a refusal: the store answered.
+   */
+  #local(session: LegacySession, err: unknown): boolean {
+    if (!(err instanceof RedisError) || !err.retryable) return false;
+    // A timed-out write may still have landed: take it back, best effort (its TTL ends it otherwise).
+    if (err.kind === 'timeout') this.records.end(session.id).catch(() => undefined);
+    if (!this.#degraded) {
+      this.#degraded = true;
+      this.#log.warn(`the store ${this.store.shownUrl} is unreachable (${err.message}): new legacy MCP sessions are kept on this replica alone until it is back (mode lists and info, resources and prompts work in them; task tools answer "retry later"; a balancer must send their requests here); said once per outage`);
+    }
+    return true;
   }
 
   /** This replica's copy of a session another replica started, as its record says. */

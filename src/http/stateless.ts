@@ -53,8 +53,12 @@ export function refuse(req: IncomingMessage, method: string, params: Params | un
   return meta instanceof RpcError ? meta : null;
 }
 
-/** Runs one admitted request on a connection of its own and streams what it writes to `res`. */
-export function runStateless(core: Core, req: IncomingMessage, res: ServerResponse, id: RequestId, value: unknown, open: Set<() => void>): Promise<void> {
+/**
+ * Runs one admitted request on a connection of its own and streams what it writes to `res`.
+ * `made` is called once its answer, or its stream's first event, was handed to the response (the
+ * ledger counts it from then on), or when it ends without one.
+ */
+export function runStateless(core: Core, req: IncomingMessage, res: ServerResponse, id: RequestId, value: unknown, open: Set<() => void>, made: () => void = () => {}): Promise<void> {
   const want = accepts(req);
   const conn = core.open({ incomingCapacity: 2, outgoingCapacity: 64, maxInFlight: 1, shutdownGraceMs: 1000 });
   let streaming = false;
@@ -80,16 +84,18 @@ export function runStateless(core: Core, req: IncomingMessage, res: ServerRespon
         if (!streaming) { streaming = true; res.writeHead(200, SSE_HEADERS); }
         // A client that stops reading its stream is cut by the unread ledger on the next write (that cancels).
         res.write(sseFrame(d.text));
+        made();
         continue;
       }
       answered = true;
       if (streaming) res.end(sseFrame(d.text));
       else sendJson(res, statusOf(d.errorCode), d.text);
+      made();
       finish();
     }
   })();
   conn.incoming.tryPush({ kind: 'value', value });
-  return conn.done.then(() => { conn.outgoing.close(); return routed; }).then(() => {
+  return conn.done.then(() => { conn.outgoing.close(); return routed; }).finally(made).then(() => {
     open.delete(finish);
     if (!answered) { answered = true; sendRpcError(res, 500, id, ERROR_CODES.INTERNAL_ERROR, 'the request ended without an answer'); }
   });

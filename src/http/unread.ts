@@ -3,6 +3,7 @@
 // total passes its bound. It never decides what is written; every response write passes through it.
 import { ServerResponse, type IncomingMessage } from 'node:http';
 import type { Socket } from 'node:net';
+import type { HeapRelief } from './heap-relief.js';
 
 interface Entry {
   bytes: number;
@@ -18,6 +19,8 @@ export class UnreadLedger {
     private readonly serverBytes: number,
     readonly connectionBytes: number,
     private readonly onCut: (socket: Socket, reason: string) => void,
+    /** A connection left with `bytes` unread: they are garbage now, for the heap relief to collect. */
+    private readonly onFreed: (bytes: number) => void = () => {},
   ) {}
 
   get total(): number { return this.#total.bytes; }
@@ -55,6 +58,7 @@ export class UnreadLedger {
     if (!e) return;
     this.#total.bytes -= e.bytes;
     this.#entries.delete(socket);
+    if (e.bytes > 0) this.onFreed(e.bytes);
   }
 
   /** Over the server-wide bound: the connections whose unread bytes have waited longest go first. */
@@ -74,7 +78,7 @@ type Method = (this: ServerResponse, ...args: unknown[]) => unknown;
  * onto a connection already over its per-connection bound closes it instead (the client stopped
  * reading); ending a response adds nothing to wait for, so it is always allowed.
  */
-export function meteredResponse(ledger: UnreadLedger): typeof ServerResponse<IncomingMessage> {
+export function meteredResponse(ledger: UnreadLedger, relief: HeapRelief | null = null): typeof ServerResponse<IncomingMessage> {
   class Metered extends ServerResponse<IncomingMessage> {}
   const proto = Metered.prototype as unknown as Record<'write' | 'end', Method>;
   const base = ServerResponse.prototype as unknown as Record<'write' | 'end', Method>;
@@ -89,8 +93,52 @@ export function meteredResponse(ledger: UnreadLedger): typeof ServerResponse<Inc
       }
       const out = base[name].apply(this, args);
       if (socket) ledger.note(socket);
+      if (carries) relief?.wrote((chunk as string | Uint8Array).length);
       return out;
     };
   }
   return Metered;
+}
+
+/**
+ * How many stateless (2026-07-28) requests run at once; the rest wait their turn, in order. Each is
+ * a connection of its own, so nothing else bounds how many answers are being made at the same time:
+ * 200 clients asking together would build 200 large answers before the ledger can count a byte of
+ * any of them. A request leaves its place once its answer (or its stream's first event) is handed
+ * to the ledger, or it ends; one whose client left while it waited never runs.
+ */
+export class AnswerGate {
+  #running = 0;
+  readonly #waiting: { start: () => void; gone: () => boolean }[] = [];
+
+  constructor(readonly limit: number) {}
+
+  get running(): number { return this.#running; }
+  get waiting(): number { return this.#waiting.length; }
+
+  /** Resolves with the release of a place (call it once); null if `gone()` became true while it waited. */
+  enter(gone: () => boolean): Promise<(() => void) | null> {
+    if (this.#running < this.limit) return Promise.resolve(this.#place());
+    return new Promise((resolve) => {
+      this.#waiting.push({ gone, start: () => resolve(gone() ? null : this.#place()) });
+    });
+  }
+
+  #place(): () => void {
+    this.#running++;
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      this.#running--;
+      this.#next();
+    };
+  }
+
+  #next(): void {
+    while (this.#running < this.limit && this.#waiting.length > 0) {
+      // One whose client left resolves null and takes no place: the loop goes on to the next.
+      this.#waiting.shift()!.start();
+    }
+  }
 }

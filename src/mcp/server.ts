@@ -61,8 +61,8 @@ export class McpServer {
 
   get protocolVersion(): string { return this.#conn.lifecycle.protocolVersion; }
 
-  /** From now on this session's state is kept in `shared` before it takes effect. */
-  share(shared: SharedSession): void { this.#shared = shared; }
+  /** From now on this session's state is kept in `shared` before it takes effect (null: in this process alone). */
+  share(shared: SharedSession | null): void { this.#shared = shared; }
 
   /** Takes the session's state as kept (a copy made on this replica, or a change made on another). */
   restore(state: SharedState): void {

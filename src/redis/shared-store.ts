@@ -16,6 +16,8 @@ export interface SharedStoreOptions {
   url: string;
   /** Every key and channel of the store starts with it. */
   prefix: string;
+  /** A command without a reply by then fails, retryable (default BOUNDS.redis.commandTimeoutMs). */
+  commandTimeoutMs?: number;
 }
 
 export class SharedStore {
@@ -28,6 +30,7 @@ export class SharedStore {
   /** The URL without its credentials, for messages. */
   readonly shownUrl: string;
   readonly #url: string;
+  readonly #commandTimeoutMs: number | undefined;
   readonly #log: Logger;
   readonly #closers: (() => void)[] = [];
   #first: Promise<boolean> | null = null;
@@ -35,10 +38,11 @@ export class SharedStore {
   /** Starts connecting at once and reconnects by itself; nothing waits for the first connection. */
   constructor(o: SharedStoreOptions, log: Logger) {
     this.#url = o.url;
+    this.#commandTimeoutMs = o.commandTimeoutMs;
     this.#log = log;
     this.shownUrl = redactUrl(o.url);
     this.prefix = o.prefix;
-    this.client = new RedisClient({ url: o.url });
+    this.client = new RedisClient(this.connectOptions);
     this.#closers.push(() => this.client.close());
     this.marker = new DatasetMarker(o.prefix, (from, to) => {
       log.warn(`the store ${this.shownUrl} lost its data: its dataset marker went from ${from} to ${to} (Redis restarted without persistence, or was emptied); sessions kept there before are gone, and their ids now answer so`);
@@ -61,7 +65,9 @@ export class SharedStore {
   }
 
   /** The options a connection of its own (a subscriber) is opened with. */
-  get connectOptions(): { url: string } { return { url: this.#url }; }
+  get connectOptions(): { url: string; commandTimeoutMs?: number } {
+    return this.#commandTimeoutMs === undefined ? { url: this.#url } : { url: this.#url, commandTimeoutMs: this.#commandTimeoutMs };
+  }
 
   /**
    * Resolves true once connected, false if the first connection takes longer than

@@ -71,9 +71,14 @@ test('POST /hooks/claude-code answers like the command hook: deny, {} and errors
     [hookCall(s, '?mode=architect', event(root, 'Write', { file_path: 7 })), 400, /tool_input\.file_path/],
     [hookCall(s, '?mode=no-such-mode', event(root, 'Write', outside)), 404, /unknown mode "no-such-mode".*architect/],
     [hookCall(s, '?mode=architect', '', {}, 'GET'), 405, /POST/],
+    // As the MCP endpoint: only a body declared JSON is read (a browser's simple POST is text/plain or a form).
+    [hookCall(s, '?mode=architect', event(root, 'Write', outside), { 'content-type': 'text/plain' }), 415, /application\/json \(Content-Type was "text\/plain"\)/],
+    [hookCall(s, '?mode=architect', event(root, 'Write', outside), { 'content-type': 'application/x-www-form-urlencoded' }), 415, /Content-Type was "application\/x-www-form-urlencoded"/],
+    [hookCall(s, '?mode=architect', event(root, 'Write', outside), { 'content-type': '' }), 415, /Content-Type was ""/],
   ];
   for (const [pending, status, why] of errors) {
     const a = await pending;
+    assert.match(String(a.headers['content-type']), /application\/json/);
     assert.equal(a.status, status, a.body);
     assert.match((JSON.parse(a.body) as { error: string }).error, why);
   }

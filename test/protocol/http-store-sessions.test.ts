@@ -168,12 +168,12 @@ test('with Redis stopped the GET stream ends unwritten, a session not held here 
   assert.equal(level.messages[0]?.error?.code, -32603, level.body);
   assert.equal(level.messages[0]?.error?.data?.retryable, true, level.body);
   const init = await a.post(rpc('i2', 'initialize', { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'x' } }));
-  assert.equal(init.status, 503, `a new session is refused while its record cannot be kept: ${init.body}`);
-  assert.equal(init.messages[0]?.error?.data?.retryable, true);
+  // Degraded, not refused (issue 35 §4; store-degrade.test.ts tests it in full): a session of A alone.
+  assert.equal(init.status, 200, `a new session is accepted as a local one while its record cannot be kept: ${init.body}`);
   await redis.start();
   await until('B serving the session again', async () => (await b.post(rpc(2, 'ping'), h)).status === 200, 15_000);
   const call = await b.post(rpc(3, 'tools/call', { name: 'list_modes', arguments: {} }), h);
   assert.equal(call.status, 200, call.body);
   const keys = await (await connectedClient(t, { url: redis.url })).command('KEYS', 'rms:mcp:{*');
-  assert.deepEqual(keys, [`rms:mcp:{${sid}}`], 'the refused session left no record behind');
+  assert.deepEqual(keys, [`rms:mcp:{${sid}}`], 'the local session left no record behind');
 });

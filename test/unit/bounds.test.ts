@@ -9,11 +9,11 @@ import { MAX_JSON_DEPTH } from '../../src/rpc/json-bounds.js';
 
 const HTTP: HttpConfigBounds = defaultConfig().http;
 
-test('the documented defaults: 10 s for headers, 30 s for a request, 5 s idle, 2 s grace, 32 MiB unread', () => {
+test('the documented defaults: 10 s for headers, 30 s for a request, 5 s idle, 2 s grace, 32 MiB unread, 16 stateless answers made at once', () => {
   const b = httpBounds(10 * 1024 * 1024, HTTP, null);
   assert.deepEqual(b, {
     maxBodyBytes: 10 * 1024 * 1024, maxConnections: 1024, idleTimeoutMs: 5000, headersTimeoutMs: 10_000,
-    requestTimeoutMs: 30_000, serverUnreadBytes: 32 * 1024 * 1024, drainGraceMs: 2000,
+    requestTimeoutMs: 30_000, serverUnreadBytes: 32 * 1024 * 1024, drainGraceMs: 2000, statelessRunning: 16,
   });
   assert.equal(MAX_JSON_DEPTH, BOUNDS.jsonDepth, 'stdio and HTTP read one depth bound');
 });

@@ -9,7 +9,7 @@ import {
   CONFIG_SCHEMA_URL, ConfigError, defaultConfig, effectiveLogLevel, expandPath, loadConfig,
   type ParsedArgs, type ServerConfig,
 } from '../../src/config.js';
-import { parseServeArgs } from '../../src/cli/serve.js';
+import { parseServeArgs, serveHelp } from '../../src/cli/serve.js';
 
 /** The defaults as DESIGN.md §6 writes them, independent of the schema file. */
 const DOCUMENTED_DEFAULTS: ServerConfig = {
@@ -23,9 +23,9 @@ const DOCUMENTED_DEFAULTS: ServerConfig = {
   ipc: { socket_path: null, host: null, port: null, push_notifications: true, queue_limit: 1000, query_timeout_ms: 10000 },
   http: {
     host: '127.0.0.1', port: 3000, path: '/mcp', allowed_origins: [], token: null,
-    max_connections: 1024, idle_timeout_ms: 5000, headers_timeout_ms: 10000, request_timeout_ms: 30000, max_unread_bytes: 32 * 1024 * 1024, drain_grace_ms: 2000,
+    max_connections: 1024, idle_timeout_ms: 5000, headers_timeout_ms: 10000, request_timeout_ms: 30000, max_unread_bytes: 32 * 1024 * 1024, drain_grace_ms: 2000, max_stateless_running: 16,
   },
-  store: { url: null, prefix: 'rms:', max_mcp_sessions: 1024, max_task_sessions: 10000, lease_ms: 15000 },
+  store: { url: null, prefix: 'rms:', max_mcp_sessions: 1024, max_task_sessions: 10000, lease_ms: 15000, command_timeout_ms: 5000 },
 };
 
 const NO_ARGS: ParsedArgs = { configFile: null, overrides: {}, help: false, version: false };
@@ -370,4 +370,21 @@ test('an allowed origin that is not scheme://host[:port] is refused, naming the 
     await rejectsConfig(loadConfig(NO_ARGS, { ROO_MODES_HTTP_ALLOWED_ORIGINS: `https://ok.example,${bad}` }, CWD), /^ROO_MODES_HTTP_ALLOWED_ORIGINS: ".*" is not an origin/);
   }
   assert.throws(() => parseServeArgs(['--allowed-origins', ' , ']), /--allowed-origins needs at least one origin/);
+});
+
+test('--store with a password warns once that the command line is visible, and points to ROO_MODES_STORE; the environment does not', async () => {
+  const warned: string[] = [];
+  const config = await loadConfig(parseServeArgs(['--store', 'redis://:s3cret@redis.internal:6379/0']), {}, '/tmp', (w) => warned.push(w));
+  assert.equal(config.store.url, 'redis://:s3cret@redis.internal:6379/0');
+  assert.equal(warned.length, 1, warned.join('\n'));
+  assert.match(warned[0]!, /--store carries a password.*visible to every user.*ROO_MODES_STORE/);
+  assert.doesNotMatch(warned[0]!, /s3cret/, 'the warning does not repeat the password');
+  const user: string[] = [];
+  await loadConfig(parseServeArgs(['--store', 'redis://app:s3cret@redis.internal']), {}, '/tmp', (w) => user.push(w));
+  assert.equal(user.length, 1, 'an ACL user and password warn too');
+  const quiet: string[] = [];
+  await loadConfig(parseServeArgs(['--store', 'redis://redis.internal:6379']), {}, '/tmp', (w) => quiet.push(w));
+  await loadConfig(parseServeArgs([]), { ROO_MODES_STORE: 'redis://:s3cret@redis.internal' }, '/tmp', (w) => quiet.push(w));
+  assert.deepEqual(quiet, [], 'no password on the command line: nothing to warn about');
+  assert.match(serveHelp('0'), /--store URL[\s\S]*A password here shows in ps[\s\S]*ROO_MODES_STORE/);
 });
