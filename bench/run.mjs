@@ -19,6 +19,7 @@ import { eras } from './eras.mjs';
 import { http } from './http.mjs';
 import { httpBounds } from './http-bounds.mjs';
 import { hook } from './hook.mjs';
+import { hookHttp } from './hook-http.mjs';
 import { plugin } from './plugin.mjs';
 import { store } from './store.mjs';
 import { FLOOD_PLANS, sessionFlood } from './session-flood.mjs';
@@ -38,6 +39,7 @@ const PLANS = {
     http: { rounds: 4, requests: 5_000 },
     httpbounds: { calls: 500 },
     hook: { rounds: 15, httpRequests: 20_000 },
+    hookhttp: { rounds: 6, requests: 20_000 },
     plugin: { rounds: 5, calls: 20_000 },
     store: { rounds: 4, requests: 5_000 },
     flood: FLOOD_PLANS.full,
@@ -56,6 +58,7 @@ const PLANS = {
     http: { rounds: 2, requests: 1_000 },
     httpbounds: { calls: 200 },
     hook: { rounds: 5, httpRequests: 4_000 },
+    hookhttp: { rounds: 2, requests: 5_000 },
     plugin: { rounds: 2, calls: 5_000 },
     store: { rounds: 2, requests: 1_000 },
     flood: FLOOD_PLANS.quick,
@@ -112,6 +115,7 @@ async function main() {
     http: async () => { const out = await http(plan.http); rows.push(...out.rows); notes.push(...out.notes); },
     httpbounds: async () => { const out = await httpBounds(plan.httpbounds); rows.push(...out.rows); notes.push(...out.notes); },
     hook: async () => rows.push(...await hook(plan.hook)),
+    hookhttp: async () => rows.push(...await hookHttp(plan.hookhttp)),
     plugin: async () => rows.push(...await plugin(plan.plugin)),
     store: async () => { const out = await store(plan.store); rows.push(...out.rows); notes.push(...out.notes); },
     flood: async () => { const out = await sessionFlood(plan.flood); rows.push(...out.rows); notes.push(...out.notes); },
