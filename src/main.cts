@@ -47,6 +47,17 @@ async function hookModule(): Promise<typeof import('./cli/check-main.js')> {
   return require(bundle) as typeof import('./cli/check-main.js');
 }
 
+/**
+ * What `serve` needs: from the one-file CommonJS build of the server (dist/serve.cjs, made by
+ * src/build/bundle-serve.mjs after tsc), so a client's first answer waits for neither Node's ES
+ * module loader nor thirty module reads; the ES modules themselves only where no bundle was built.
+ */
+async function serveModules(): Promise<typeof import('./cli/serve-entry.js')> {
+  const bundle = join(__dirname, 'serve.cjs');
+  if (!existsSync(bundle)) return import('./cli/serve-entry.js');
+  return require(bundle) as typeof import('./cli/serve-entry.js');
+}
+
 type Run = (rest: string[]) => Promise<number>;
 const self = [process.execPath, MAIN_PATH];
 /** The subcommands: each loads its module only when run (the hook first of all must start fast). */
@@ -89,10 +100,7 @@ async function main(argv: string[]): Promise<number> {
 async function serve(argv: string[]): Promise<number> {
   // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
   // start as fast as Node itself, so the entry point pulls in the server only when it serves.
-  const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }, { parseServeArgs, serveHelp }] = await Promise.all([
-    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./core.js'), import('./config.js'), import('./log.js'), import('./cli/serve.js'),
-  ]);
-  const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig } = configModule;
+  const { runReader, runWriter, Core, createLogger, parseServeArgs, serveHelp, checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, httpDoor, sessionFolderCheck } = await serveModules();
   let config;
   let args;
   try {
@@ -108,7 +116,7 @@ async function serve(argv: string[]): Promise<number> {
   const store = config.sessions.persistence;
   if (store.enabled) {
     // Checked before serving: a store that cannot work is a clear exit 2, not a failing tool later.
-    const problem = await (await import('./tasks/session-folder-check.js')).storeFolderProblem(store.storage_path);
+    const problem = await (await sessionFolderCheck()).storeFolderProblem(store.storage_path);
     if (problem !== null) { io.err(`roo-modes-server: sessions.persistence.storage_path ${store.storage_path} ${problem}\n`); return 2; }
   }
   let logStream: WriteStream | null = null;
@@ -133,7 +141,7 @@ async function serve(argv: string[]): Promise<number> {
   // directory), never switched by one client's roots.
   if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: process.cwd() } };
   const core = new Core(config, VERSION, sink, log);
-  if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
+  if (args.http) return (await httpDoor()).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
   // One connection over stdin/stdout: the same core the HTTP door opens one per session.

@@ -21,7 +21,7 @@ import ts from 'typescript';
 const DIST = resolve(fileURLToPath(new URL('../../dist/', import.meta.url)));
 
 const STATIC_IMPORT = /^import (?:\{([^}]*)\}|\* as (\w+)) from '([^']+)';$/;
-const DYNAMIC_IMPORT = /\bimport\((['"])([^'"]+)\1\)/g;
+export const DYNAMIC_IMPORT = /\bimport\((['"])([^'"]+)\1\)/g;
 const EXPORT_DECL = /^export (?:async function\*? |function\*? |class |const |let |var )(\w+)/;
 const EXPORT_LIST = /^export \{([^}]*)\};$/;
 const EXPORT_FROM = /^export \{([^}]*)\} from '([^']+)';$/;
@@ -37,9 +37,13 @@ function names(list) {
   });
 }
 
-/** Reads one module: its body with imports and export keywords removed, and what it needs and gives. */
-function readModule(file) {
-  const lines = readFileSync(file, 'utf8').split('\n');
+/**
+ * Reads one module: its body with imports and export keywords removed, and what it needs and gives.
+ * `metaUrl`, when given, returns the expression that stands for `import.meta.url` in this module;
+ * without it import.meta is refused.
+ */
+export function readModule(file, metaUrl = null) {
+  const lines = readFileSync(file, 'utf8').split('\n').map((line) => (metaUrl === null ? line : line.replace(/\bimport\.meta\.url\b/g, metaUrl(file))));
   const body = [];
   const imports = []; // { from, names } | { from, namespace }
   const exports = []; // [local, exported]
@@ -47,6 +51,8 @@ function readModule(file) {
   const lazy = new Set();
   for (const line of lines) {
     if (/\bimport\.meta\b/.test(line)) throw new BundleError(`${file}: import.meta would name the bundle, not this module`);
+    // Any line may import lazily, an exported declaration's too (`export const load = () => import(…)`).
+    for (const m of line.matchAll(DYNAMIC_IMPORT)) lazy.add(m[2]);
     if (line.startsWith('import ')) {
       const m = STATIC_IMPORT.exec(line);
       if (!m) throw new BundleError(`${file}: unsupported import: ${line}`);
@@ -66,7 +72,6 @@ function readModule(file) {
       }
       throw new BundleError(`${file}: unsupported export: ${line}`);
     }
-    for (const m of line.matchAll(DYNAMIC_IMPORT)) lazy.add(m[2]);
     body.push(line);
   }
   return { file, body, imports, exports, reexports, lazy: [...lazy] };

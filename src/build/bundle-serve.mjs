@@ -1,0 +1,133 @@
+// Build step after tsc: every module `serve` loads (dist/cli/serve-entry.js and all it imports,
+// statically or lazily) as CommonJS in two files: dist/serve.cjs holds what runs before the first
+// answer (the entry's static imports), dist/serve-rest.cjs the rest, read on the first use of any
+// module in it. Both share one table of modules, so no module ever exists twice. It never changes
+// what the code does.
+//
+// Why: a client waits for `initialize` at every start. On Node 20 each ES module costs its own
+// resolve, read and compile, and the ES loader itself several milliseconds: the ~30 modules before
+// the first answer cost about a quarter of the process's CPU up to it. One CommonJS file of those
+// modules is read and compiled once, without the ES loader; the rest (the catalogue, the tools, the
+// sessions) is compiled when first needed, after the answer. Built-in modules are required inside
+// the module that uses them, so none loads before it is needed. `import.meta.url` becomes the URL
+// the module would have beside the bundle (both live in dist/), so files found relative to a module
+// (schemas, the view page) are found the same way. The build refuses a static import cycle and
+// checks every module's export names against the module itself, as bundle-hook.mjs does.
+import { writeFileSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { BundleError, compact, DYNAMIC_IMPORT, readModule } from './bundle-hook.mjs';
+
+const DIST = resolve(fileURLToPath(new URL('../../dist/', import.meta.url)));
+
+/** A module's id: its path under the bundle's folder, with `/` (the same on every platform). */
+const idOf = (root, file) => relative(root, file).split(sep).join('/');
+
+/** Every module reachable from `entry`, each once; a cycle of static imports is refused (lazy ones are fine: they run later). */
+function collect(entry, root) {
+  const modules = new Map();
+  const metaUrl = (file) => `__url(${JSON.stringify(idOf(root, file))})`;
+  const visit = (file, stack) => {
+    if (stack.includes(file)) throw new BundleError(`import cycle: ${[...stack, file].map((f) => idOf(root, f)).join(' → ')}`);
+    if (modules.has(file)) return;
+    const mod = readModule(file, metaUrl);
+    modules.set(file, mod);
+    for (const spec of [...mod.imports.map((i) => i.from), ...mod.reexports.map((r) => r.from)]) {
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec), [...stack, file]);
+    }
+    for (const spec of mod.lazy) if (spec.startsWith('.')) visit(resolve(dirname(file), spec), []);
+  };
+  visit(entry, []);
+  return modules;
+}
+
+/** The modules the entry loads before any lazy import: its static closure. */
+function staticClosure(entry, modules) {
+  const out = new Set();
+  const visit = (file) => {
+    if (out.has(file)) return;
+    out.add(file);
+    const mod = modules.get(file);
+    for (const spec of [...mod.imports.map((i) => i.from), ...mod.reexports.map((r) => r.from)]) if (spec.startsWith('.')) visit(resolve(dirname(file), spec));
+  };
+  visit(entry);
+  return out;
+}
+
+/** One module as a definition in the shared table. */
+function definition(root, file, mod) {
+  const target = (spec) => (spec.startsWith('.') ? `__req(${JSON.stringify(idOf(root, resolve(dirname(file), spec)))})` : `require(${JSON.stringify(spec)})`);
+  for (const spec of [...mod.imports.map((i) => i.from), ...mod.reexports.map((r) => r.from)]) {
+    if (!spec.startsWith('.') && !spec.startsWith('node:')) throw new BundleError(`${file}: a package import (${spec}) cannot be bundled here`);
+  }
+  const head = mod.imports.map((i) => (i.namespace
+    ? `const ${i.namespace} = ${target(i.from)};`
+    : `const { ${i.names.map(([imported, local]) => (imported === local ? local : `${imported}: ${local}`)).join(', ')} } = ${target(i.from)};`));
+  const body = mod.body.join('\n').replace(DYNAMIC_IMPORT, (whole, _q, spec) => (spec.startsWith('.') ? `Promise.resolve().then(() => ${target(spec)})` : whole));
+  const given = [
+    ...mod.exports.map(([local, exported]) => (local === exported ? local : `${exported}: ${local}`)),
+    ...mod.reexports.flatMap((r) => r.names.map(([imported, exported]) => `${exported}: ${target(r.from)}.${imported}`)),
+  ];
+  return `// ${idOf(root, file)}\n__def(${JSON.stringify(idOf(root, file))}, () => {\n${head.join('\n')}\n${body}\nreturn { ${given.join(', ')} };\n});`;
+}
+
+/** The two files' text for `entry`: {start, rest, modules, startCount}. `restName` is the second file's name beside the first. */
+export function bundleServe(entry, root, restName) {
+  const modules = collect(entry, root);
+  const first = staticClosure(entry, modules);
+  const defs = { start: [], rest: [] };
+  for (const [file, mod] of modules) defs[first.has(file) ? 'start' : 'rest'].push(definition(root, file, mod));
+  const start = [
+    '// Generated by src/build/bundle-serve.mjs from the modules under dist/ (see there why); do not edit.',
+    "'use strict';",
+    'const __defs = Object.create(null);',
+    'const __done = Object.create(null);',
+    'const __def = (id, run) => { __defs[id] = run; };',
+    "const __url = (id) => require('node:url').pathToFileURL(require('node:path').join(__dirname, id)).href;",
+    // A module not defined here is in the second file, read once, on the first use of any module in it.
+    'const __req = (id) => {',
+    '  if (id in __done) return __done[id];',
+    `  if (!(id in __defs)) require(${JSON.stringify(`./${restName}`)})(__def, __req, __url);`,
+    "  if (!(id in __defs)) throw new Error(`the server's bundle has no module ${id}`);",
+    '  return (__done[id] = __defs[id]());',
+    '};',
+    ...defs.start,
+    `module.exports = __req(${JSON.stringify(idOf(root, entry))});`,
+  ].join('\n');
+  const rest = [
+    '// Generated by src/build/bundle-serve.mjs from the modules under dist/ (see there why); do not edit.',
+    "'use strict';",
+    'module.exports = (__def, __req, __url) => {',
+    ...defs.rest,
+    '};',
+  ].join('\n');
+  return { start: `${start}\n`, rest: `${rest}\n`, modules, startCount: first.size };
+}
+
+/** Writes both files into `root` after checking each module's export names against the module itself; returns the counts. */
+export async function writeServeBundle(entry, root, startName, restName) {
+  const { start, rest, modules, startCount } = bundleServe(entry, root, restName);
+  for (const [file, mod] of modules) {
+    const real = Object.keys(await import(pathToFileURL(file).href)).sort();
+    const ours = [...mod.exports.map(([, e]) => e), ...mod.reexports.flatMap((r) => r.names.map(([, e]) => e))].sort();
+    if (real.join() !== ours.join()) throw new BundleError(`${file}: exports ${real.join(', ')}, the bundle read ${ours.join(', ')}`);
+  }
+  writeFileSync(join(root, startName), compact(start));
+  writeFileSync(join(root, restName), compact(rest));
+  const entryExports = Object.keys(await import(pathToFileURL(entry).href)).sort();
+  const bundled = createRequire(import.meta.url)(join(root, startName));
+  if (Object.keys(bundled).sort().join() !== entryExports.join()) throw new BundleError(`${startName} gives ${Object.keys(bundled).join(', ')}, the entry ${entryExports.join(', ')}`);
+  return { modules: modules.size, start: startCount };
+}
+
+if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    const counts = await writeServeBundle(join(DIST, 'cli', 'serve-entry.js'), DIST, 'serve.cjs', 'serve-rest.cjs');
+    const size = (name) => readFileSync(join(DIST, name)).length;
+    process.stderr.write(`bundle-serve: dist/serve.cjs (${counts.start} modules, ${size('serve.cjs')} bytes) + dist/serve-rest.cjs (${counts.modules - counts.start} modules, ${size('serve-rest.cjs')} bytes)\n`);
+  } catch (err) {
+    process.stderr.write(`bundle-serve: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 1;
+  }
+}
