@@ -17,7 +17,7 @@ import { writeFileSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { BundleError, compact, DYNAMIC_IMPORT, readModule } from './bundle-hook.mjs';
+import { BundleError, compact, moduleCode, readModule } from './bundle-hook.mjs';
 
 const DIST = resolve(fileURLToPath(new URL('../../dist/', import.meta.url)));
 
@@ -61,15 +61,7 @@ function definition(root, file, mod) {
   for (const spec of [...mod.imports.map((i) => i.from), ...mod.reexports.map((r) => r.from)]) {
     if (!spec.startsWith('.') && !spec.startsWith('node:')) throw new BundleError(`${file}: a package import (${spec}) cannot be bundled here`);
   }
-  const head = mod.imports.map((i) => (i.namespace
-    ? `const ${i.namespace} = ${target(i.from)};`
-    : `const { ${i.names.map(([imported, local]) => (imported === local ? local : `${imported}: ${local}`)).join(', ')} } = ${target(i.from)};`));
-  const body = mod.body.join('\n').replace(DYNAMIC_IMPORT, (whole, _q, spec) => (spec.startsWith('.') ? `Promise.resolve().then(() => ${target(spec)})` : whole));
-  const given = [
-    ...mod.exports.map(([local, exported]) => (local === exported ? local : `${exported}: ${local}`)),
-    ...mod.reexports.flatMap((r) => r.names.map(([imported, exported]) => `${exported}: ${target(r.from)}.${imported}`)),
-  ];
-  return `// ${idOf(root, file)}\n__def(${JSON.stringify(idOf(root, file))}, () => {\n${head.join('\n')}\n${body}\nreturn { ${given.join(', ')} };\n});`;
+  return `// ${idOf(root, file)}\n__def(${JSON.stringify(idOf(root, file))}, () => {\n${moduleCode(mod, target)}\n});`;
 }
 
 /** The two files' text for `entry`: {start, rest, modules, startCount}. `restName` is the second file's name beside the first. */
