@@ -3,7 +3,7 @@
 
 /**
  * The RFC 5424 levels, in MCP's order (least severe first), with what this server writes at each.
- * One table: --help prints it and the README shows it (test/protocol/log-levels.test.ts compares).
+ * One table: --help prints it and docs/configuration.md shows it (test/protocol/log-levels.test.ts compares).
  */
 export const LOG_LEVEL_TABLE = [
   { level: 'debug', writes: 'tracing detail: the client that initialized, ignored messages, watched folders, session sweeps, IPC reconnect attempts' },

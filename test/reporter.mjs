@@ -39,6 +39,9 @@ export default async function* report(source) {
   const skipReasons = new Map();
   const total = emptyCounts();
   let current;
+  // How far the run is: test/run.mjs says how many files it gave node:test.
+  const fileCount = Number(process.env.ROO_TEST_FILE_COUNT) || undefined;
+  let done = 0;
 
   const fileRecord = (path) => {
     let rec = files.get(path);
@@ -61,7 +64,9 @@ export default async function* report(source) {
     if (rec.counts.skipped) parts.push(`${rec.counts.skipped} skipped`);
     const took = rec.durationMs === undefined ? '' : ` (${(rec.durationMs / 1000).toFixed(1)} s)`;
     const name = relative(process.cwd(), rec.path);
-    yield `${rec.counts.failed ? 'FAIL' : 'ok  '} ${name}  ${parts.join(', ')}${took}\n`;
+    done++;
+    const progress = fileCount === undefined ? '' : `${String(done).padStart(String(fileCount).length)}/${fileCount} `;
+    yield `${rec.counts.failed ? 'FAIL' : 'ok  '} ${progress}${name}  ${parts.join(', ')}${took}\n`;
     if (!rec.counts.failed) return;
     for (const f of rec.failures) yield `  ✖ ${f.title}\n${f.detail ? indent(f.detail, '    ') + '\n' : ''}`;
     if (rec.output.length) yield `  output of ${name}:\n${indent(rec.output.join(''), '    | ')}\n`;

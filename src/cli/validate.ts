@@ -10,7 +10,7 @@ const COMMAND: Command<typeof SOURCE_OPTIONS> = {
   usage: ['[--project-root DIR] [--config-dir DIR] [--global-modes-file FILE] [FILE ...]'],
   about: `Checks mode files (.roomodes, .kilocodemodes, custom_modes.yaml, mode sets) by Roo Code's rules and
 prints each problem as file:line:column: message. Without FILE it checks every source file that
-exists (see the precedence table in the README), Roo Code's own global file in an editor's storage
+exists (see the precedence table in docs/modes.md), Roo Code's own global file in an editor's storage
 included when the config dir has none.
 Exits 1 when a problem was found, 0 otherwise.`,
   options: SOURCE_OPTIONS,

@@ -141,6 +141,8 @@ export class ToolRegistry {
       for (const [name, handler] of Object.entries(family)) {
         const spec = o.listing.specs.get(name);
         if (!spec) throw new Error(`tool ${name} has a handler but is not offered (no schemas/tools/${name}.json?)`);
+        // Two families naming one tool would leave the call to whichever came last, silently.
+        if (this.#entries.has(name)) throw new Error(`tool ${name} has two handlers (two tool families name it)`);
         // Compiled once, up front: every call then validates synchronously, in arrival order.
         this.#entries.set(name, { spec, handler, check: o.compile(spec.inputSchema) });
       }

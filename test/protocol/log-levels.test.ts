@@ -1,5 +1,5 @@
-// The one table of log levels (src/log.ts) is what the built server's --help prints and what the
-// README shows, row for row; a level outside it is refused with the list.
+// The one table of log levels (src/log.ts) is what the built server's --help prints and what
+// docs/configuration.md shows, row for row; a level outside it is refused with the list.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -11,16 +11,17 @@ import { MAIN, REPO } from './harness.js';
 
 const run = promisify(execFile);
 
-/** The rows of the README's "### Log levels" table, as [level, text]. */
-function readmeRows(): [string, string][] {
-  const readme = readFileSync(join(REPO, 'README.md'), 'utf8');
-  const section = /^### Log levels\n([\s\S]*?)(?=^#{2,3} )/m.exec(readme);
-  assert.ok(section, 'the README has a "### Log levels" section');
+/** The rows of the "## Log levels" table in docs/configuration.md, as [level, text]. */
+function documentedRows(): [string, string][] {
+  const doc = readFileSync(join(REPO, 'docs', 'configuration.md'), 'utf8');
+  // The section runs to the next heading of any level, or to the end of the file.
+  const section = /^## Log levels\n([\s\S]*?)(?=^#{1,6} |(?![\s\S]))/m.exec(doc);
+  assert.ok(section, 'docs/configuration.md has a "## Log levels" section');
   return [...section[1]!.matchAll(/^\| `([a-z]+)` \| (.+?) \|$/gm)].map((m) => [m[1]!, m[2]!]);
 }
 
-test('the README shows the log-level table exactly, in order', () => {
-  assert.deepEqual(readmeRows(), LOG_LEVEL_TABLE.map((r) => [r.level, r.writes]));
+test('docs/configuration.md shows the log-level table exactly, in order', () => {
+  assert.deepEqual(documentedRows(), LOG_LEVEL_TABLE.map((r) => [r.level, r.writes]));
 });
 
 test('--help prints the log-level table', async () => {

@@ -23,11 +23,15 @@ function npm(args: string[], cwd: string): { status: number | null; stdout: stri
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
+let packed: string[] | undefined;
+/** What `npm pack` would ship, asked once per file (each ask starts npm). */
 function packedFiles(): string[] {
+  if (packed !== undefined) return packed;
   const r = npm(['pack', '--dry-run', '--json', '--ignore-scripts'], REPO);
   assert.equal(r.status, 0, r.stderr);
   const [entry] = JSON.parse(r.stdout) as Array<{ files: Array<{ path: string }> }>;
-  return entry!.files.map((f) => f.path).sort();
+  packed = entry!.files.map((f) => f.path).sort();
+  return packed;
 }
 
 /** Relative link targets in a markdown text: [text](target), without the #anchor; code spans are not links. */
@@ -55,12 +59,13 @@ test('installing runs no script and the clone builds once per command: no instal
 
 test('npm pack ships dist, schemas, README, docs and LICENSE, and no development files', () => {
   const files = packedFiles();
-  for (const needed of ['LICENSE', 'README.md', 'package.json', 'dist/main.js', 'dist/main.cjs', 'dist/roo-modes-check.cjs', 'dist/plugin-decision.cjs', 'dist/serve.cjs', 'dist/serve-rest.cjs', 'dist/client/index.js', 'schemas/config.schema.json', 'docs/api.md', 'docs/integration.md']) {
+  for (const needed of ['LICENSE', 'README.md', 'package.json', 'dist/main.js', 'dist/main.cjs', 'dist/roo-modes-check.cjs', 'dist/plugin-decision.cjs', 'dist/serve.cjs', 'dist/serve-rest.cjs', 'dist/client/index.js', 'schemas/config.schema.json', 'docs/api.md', 'docs/integration.md', 'docs/cli.md', 'docs/modes.md', 'docs/configuration.md', 'docs/protocol.md', 'docs/security.md', 'docs/development.md']) {
     assert.ok(files.includes(needed), `${needed} is in the package`);
   }
   const stray = files.filter((f) => !(['LICENSE', 'README.md', 'package.json'].includes(f)
     || f.startsWith('dist/') || f.startsWith('schemas/') || (f.startsWith('docs/') && f.endsWith('.md'))));
   assert.deepEqual(stray, [], 'only what a user runs and reads (no src/, test/, bench/, .ci/, docs scripts, tarballs)');
+  assert.deepEqual(files.filter((f) => f.startsWith('dist/.tsbuildinfo')), [], 'not the compiler\'s notes on what it built');
   assert.ok(files.some((f) => f.endsWith('.d.ts')), 'the client library ships its types');
   const license = readFileSync(join(REPO, 'LICENSE'), 'utf8');
   assert.match(license, /^MIT License/);

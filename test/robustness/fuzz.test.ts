@@ -5,13 +5,13 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, type ServerProcess } from '../protocol/harness.js';
-import { runSeed } from './prng.js';
+import { runSeed, stressSize } from './prng.js';
 import { CANCEL_PREFIX, LineGenerator, METHODS, TOOLS } from './fuzz-lines.js';
 import { expectationFor, expectationsFor, MAX_DEPTH, type Expectation } from './fuzz-expect.js';
 import { checkServerMessage, idKey } from './observe.js';
 import { endAndDrain, responsesById } from './drive.js';
 
-const LINES = 20_000;
+const LINES = stressSize(5_000);
 const NL = Buffer.from('\n');
 
 /** A cancellation naming a real request would (rightly) drop its response: only made-up ids are sent. */
@@ -75,7 +75,7 @@ test(`answers ${LINES} fuzz lines exactly as JSON-RPC requires, then a final pin
   checkAnswers(s, setupResponses, owed, tally);
 });
 
-const BATCH_LINES = 6_000;
+const BATCH_LINES = stressSize(3_000);
 
 /** A request nested `depth` levels deep in its params, with a fresh id. */
 function deepRequest(id: string, depth: number): Buffer {

@@ -98,3 +98,15 @@ function hashText(text: string): number {
   }
   return h >>> 0;
 }
+
+/**
+ * How many draws a stress test makes: `base` times ROBUSTNESS_SCALE (a whole number, 1 when unset).
+ * `npm test` runs the base size, which already reaches every bound the test checks; .ci/run runs
+ * the stress files again at a larger scale, where a rarer interleaving has more chances to show.
+ */
+export function stressSize(base: number, env: NodeJS.ProcessEnv = process.env): number {
+  const given = env.ROBUSTNESS_SCALE;
+  if (given === undefined || given === '') return base;
+  if (!/^[1-9]\d{0,2}$/.test(given)) throw new TypeError(`ROBUSTNESS_SCALE must be a whole number from 1 to 999, got ${JSON.stringify(given)}`);
+  return base * Number(given);
+}

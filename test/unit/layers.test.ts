@@ -1,5 +1,5 @@
 // The layering of src/: every module imports only from its own layer and the layers below, in the
-// order the README's source map numbers them, and no module imports itself back through others
+// order the source map in docs/development.md numbers them, and no module imports itself back through others
 // (no import cycles, static or type-only).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -8,7 +8,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const SRC = fileURLToPath(new URL('../../src/', import.meta.url));
-const README = fileURLToPath(new URL('../../README.md', import.meta.url));
+const SOURCE_MAP = fileURLToPath(new URL('../../docs/development.md', import.meta.url));
 
 function sources(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
@@ -35,9 +35,11 @@ function allImportsOf(file: string): string[] {
 const graph = new Map(sources(SRC).map((f) => [f, importsOf(f)]));
 const rel = (f: string): string => relative(SRC, f);
 
-/** The README's numbered source map: "N src/a/ src/b.ts …" lines, a folder or a file each. */
+/** The numbered source map of docs/development.md: "N src/a/ src/b.ts …" lines, a folder or a file each. */
 function layers(): Map<string, number> {
-  const text = readFileSync(README, 'utf8');
+  const doc = readFileSync(SOURCE_MAP, 'utf8');
+  // Only the fenced block under its own heading counts, so a line elsewhere that happens to start "3 src/" cannot add a layer.
+  const text = /^## Source map and layers\n[\s\S]*?^```\n([\s\S]*?)^```$/m.exec(doc)?.[1] ?? '';
   const out = new Map<string, number>();
   for (const m of text.matchAll(/^ ?(\d{1,2}) ((?:src\/[\w.-]+\/? ?)+)/gm)) {
     for (const place of m[2]!.trim().split(' ')) out.set(place.replace(/^src\//, ''), Number(m[1]));
@@ -52,15 +54,15 @@ const layerOf = (file: string): { place: string; layer: number | undefined } => 
   return { place, layer: LAYERS.get(place) };
 };
 
-test('the README numbers every folder and top-level file of src/ in its source map', () => {
-  assert.ok(LAYERS.size > 10, `read ${LAYERS.size} layers from the README`);
+test('docs/development.md numbers every folder and top-level file of src/ in its source map', () => {
+  assert.ok(LAYERS.size > 10, `read ${LAYERS.size} layers from docs/development.md`);
   for (const file of graph.keys()) {
     const { place, layer } = layerOf(file);
     if (place === 'build/') continue;
-    assert.notEqual(layer, undefined, `src/${place} has no layer number in the README's source map`);
+    assert.notEqual(layer, undefined, `src/${place} has no layer number in docs/development.md's source map`);
   }
   for (const place of LAYERS.keys()) {
-    assert.ok([...graph.keys()].some((f) => layerOf(f).place === place), `the README numbers src/${place}, which does not exist`);
+    assert.ok([...graph.keys()].some((f) => layerOf(f).place === place), `docs/development.md numbers src/${place}, which does not exist`);
   }
 });
 

@@ -13,19 +13,22 @@ function run(...names: string[]): { status: number | null; lines: string[]; stdo
   return { status: r.status, lines: r.stdout.trimEnd().split('\n'), stdout: r.stdout };
 }
 
-test('passing files: one line each, then exactly `N passed, 0 failed, 0 skipped` as the last line, exit 0', () => {
+test('passing files: one line each with the count so far, the duration, then exactly `N passed, 0 failed, 0 skipped` as the last line, exit 0', () => {
   const r = run('passing', 'skipping-a');
   assert.equal(r.status, 0, r.stdout);
-  assert.match(r.lines[0]!, /^ok {3}test\/fixtures\/runner\/passing\.test\.mjs {2}3 passed \(\d+\.\d s\)$/);
-  assert.match(r.lines[1]!, /^ok {3}test\/fixtures\/runner\/skipping-a\.test\.mjs {2}0 passed, 2 skipped/);
+  const fileLines = r.lines.slice(0, 2).sort((a, b) => a.localeCompare(b));
+  assert.match(fileLines[0]!, /^ok {3}[12]\/2 test\/fixtures\/runner\/passing\.test\.mjs {2}3 passed \(\d+\.\d s\)$/);
+  assert.match(fileLines[1]!, /^ok {3}[12]\/2 test\/fixtures\/runner\/skipping-a\.test\.mjs {2}0 passed, 2 skipped/);
+  assert.deepEqual(r.lines.slice(0, 2).map((l) => l.slice(5, 8)), ['1/2', '2/2'], 'the count goes up one per file');
+  assert.match(r.lines.at(-2)!, /^2 files in \d+\.\d s, \d+ at a time$/);
   assert.equal(r.lines.at(-1), '3 passed, 0 failed, 2 skipped');
-  assert.equal(r.lines.length, 4, `a file line each, one skip line, the summary:\n${r.stdout}`);
+  assert.equal(r.lines.length, 5, `a file line each, one skip line, the duration, the summary:\n${r.stdout}`);
 });
 
 test('a failing test is printed in full with its file\'s output, and the run exits 1', () => {
   const r = run('failing', 'passing');
   assert.equal(r.status, 1);
-  assert.match(r.stdout, /^FAIL test\/fixtures\/runner\/failing\.test\.mjs {2}1 passed, 1 failed/m);
+  assert.match(r.stdout, /^FAIL \d\/2 test\/fixtures\/runner\/failing\.test\.mjs {2}1 passed, 1 failed/m);
   assert.match(r.stdout, /✖ compares words {2}\(test\/fixtures\/runner\/failing\.test\.mjs:5:1\)/);
   assert.match(r.stdout, /'left-word'/, 'the assertion\'s values');
   assert.match(r.stdout, /'right-word'/);
@@ -38,7 +41,7 @@ test('a failing test is printed in full with its file\'s output, and the run exi
 test('a file that crashes before declaring a test counts as one failure, with its error', () => {
   const r = run('crashing', 'passing');
   assert.equal(r.status, 1);
-  assert.match(r.stdout, /^FAIL test\/fixtures\/runner\/crashing\.test\.mjs {2}0 passed, 1 failed/m);
+  assert.match(r.stdout, /^FAIL \d\/2 test\/fixtures\/runner\/crashing\.test\.mjs {2}0 passed, 1 failed/m);
   assert.match(r.stdout, /the file itself broke/);
   assert.equal(r.lines.at(-1), '3 passed, 1 failed, 0 skipped');
 });
