@@ -20,6 +20,7 @@ import { http } from './http.mjs';
 import { httpBounds } from './http-bounds.mjs';
 import { hook } from './hook.mjs';
 import { hookStart } from './hook-start.mjs';
+import { hookHttp } from './hook-http.mjs';
 import { plugin } from './plugin.mjs';
 import { store } from './store.mjs';
 import { FLOOD_PLANS, sessionFlood } from './session-flood.mjs';
@@ -40,6 +41,7 @@ const PLANS = {
     httpbounds: { calls: 500 },
     hook: { rounds: 15, httpRequests: 20_000 },
     hookstart: { rounds: 21 },
+    hookhttp: { rounds: 6, requests: 20_000 },
     plugin: { rounds: 5, calls: 20_000 },
     store: { rounds: 4, requests: 5_000 },
     flood: FLOOD_PLANS.full,
@@ -59,6 +61,7 @@ const PLANS = {
     httpbounds: { calls: 200 },
     hook: { rounds: 5, httpRequests: 4_000 },
     hookstart: { rounds: 5 },
+    hookhttp: { rounds: 2, requests: 5_000 },
     plugin: { rounds: 2, calls: 5_000 },
     store: { rounds: 2, requests: 1_000 },
     flood: FLOOD_PLANS.quick,
@@ -116,6 +119,7 @@ async function main() {
     httpbounds: async () => { const out = await httpBounds(plan.httpbounds); rows.push(...out.rows); notes.push(...out.notes); },
     hook: async () => rows.push(...await hook(plan.hook)),
     hookstart: async () => rows.push(...await hookStart(plan.hookstart)),
+    hookhttp: async () => rows.push(...await hookHttp(plan.hookhttp)),
     plugin: async () => rows.push(...await plugin(plan.plugin)),
     store: async () => { const out = await store(plan.store); rows.push(...out.rows); notes.push(...out.notes); },
     flood: async () => { const out = await sessionFlood(plan.flood); rows.push(...out.rows); notes.push(...out.notes); },

@@ -47,6 +47,8 @@ export class Core {
   readonly #live = new Set<WiredConnection & { sink: LogSink }>();
   #services: Promise<Services> | null = null;
   #modes: Promise<ModeRegistry> | null = null;
+  /** The same registry once loaded, for callers that answer without waiting (the hook endpoint). */
+  #modesLoaded: ModeRegistry | null = null;
   #listing: Promise<ToolListing> | null = null;
   #store: Promise<SharedStore> | null = null;
 
@@ -113,11 +115,15 @@ export class Core {
         if (fanout && (out.changedSlugs.length > 0 || out.listChanged || out.promptsChanged)) fanout.announce(out);
       });
       await registry.load();
+      this.#modesLoaded = registry;
       return registry;
     });
     this.#modes.catch((err: unknown) => { this.log.error('the server could not load the modes', err); });
     return this.#modes;
   }
+
+  /** The mode registry when its first load is done (what modes() resolves to), else null. */
+  loadedModes(): ModeRegistry | null { return this.#modesLoaded; }
 
   services(): Promise<Services> {
     if (this.#services) return this.#services;

@@ -7,6 +7,7 @@
 // it guards. Everything but the hook is still ES modules, loaded with import() when asked for.
 import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
+import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
 import type { LogSink } from './log.js';
 
@@ -46,6 +47,17 @@ async function hookModule(): Promise<typeof import('./cli/check-main.js')> {
   const bundle = join(__dirname, 'roo-modes-check.cjs');
   if (!existsSync(bundle)) return import('./cli/check-main.js');
   return require(bundle) as typeof import('./cli/check-main.js');
+}
+
+/**
+ * What `serve` needs: from the one-file CommonJS build of the server (dist/serve.cjs, made by
+ * src/build/bundle-serve.mjs after tsc), so a client's first answer waits for neither Node's ES
+ * module loader nor thirty module reads; the ES modules themselves only where no bundle was built.
+ */
+async function serveModules(): Promise<typeof import('./cli/serve-entry.js')> {
+  const bundle = join(__dirname, 'serve.cjs');
+  if (!existsSync(bundle)) return import('./cli/serve-entry.js');
+  return require(bundle) as typeof import('./cli/serve-entry.js');
 }
 
 type Run = (rest: string[]) => Promise<number>;
@@ -90,10 +102,7 @@ async function main(argv: string[]): Promise<number> {
 async function serve(argv: string[]): Promise<number> {
   // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
   // start as fast as Node itself, so the entry point pulls in the server only when it serves.
-  const [{ runReader }, { runWriter }, { Core }, configModule, { createLogger }, { parseServeArgs, serveHelp }] = await Promise.all([
-    import('./pipeline/reader.js'), import('./pipeline/writer.js'), import('./core.js'), import('./config.js'), import('./log.js'), import('./cli/serve.js'),
-  ]);
-  const { checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig } = configModule;
+  const { runReader, runWriter, Core, createLogger, parseServeArgs, serveHelp, checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, httpDoor, sessionFolderCheck, findProjectRoot, rootNotice } = await serveModules();
   let config;
   let args;
   try {
@@ -109,7 +118,7 @@ async function serve(argv: string[]): Promise<number> {
   const store = config.sessions.persistence;
   if (store.enabled) {
     // Checked before serving: a store that cannot work is a clear exit 2, not a failing tool later.
-    const problem = await (await import('./tasks/session-folder-check.js')).storeFolderProblem(store.storage_path);
+    const problem = await (await sessionFolderCheck()).storeFolderProblem(store.storage_path);
     if (problem !== null) { io.err(`roo-modes-server: sessions.persistence.storage_path ${store.storage_path} ${problem}\n`); return 2; }
   }
   let logStream: WriteStream | null = null;
@@ -134,8 +143,7 @@ async function serve(argv: string[]): Promise<number> {
   // .roomodes, .roo/ or .git, said on stderr when it is not this one (stdout is the protocol's).
   let workingRoot = process.cwd();
   if (config.paths.project_root === null) {
-    const { findProjectRoot, rootNotice } = await import('./paths/project-root.js');
-    const found = findProjectRoot(workingRoot, { homeDir: process.env.HOME || (await import('node:os')).homedir() });
+    const found = findProjectRoot(workingRoot, { homeDir: process.env.HOME || homedir() });
     const note = rootNotice(found, 'roo-modes-server');
     if (note !== null) io.err(note);
     workingRoot = found.root;
@@ -144,7 +152,7 @@ async function serve(argv: string[]): Promise<number> {
   // never switched by one client's roots.
   if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: workingRoot } };
   const core = new Core(config, VERSION, sink, log, workingRoot);
-  if (args.http) return (await import('./http/serve.js')).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
+  if (args.http) return (await httpDoor()).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();
   /** After a signal: how long in-flight work may run on, and how long stdout may take nothing. */

@@ -20,9 +20,26 @@ export function decideHookCall(mode: CompiledMode, tool: string, path: string | 
 
 function asProjectPath(path: string, root: string): string {
   if (!isAbsolute(path)) return path;
-  const rel = relative(resolve(root), path);
+  const base = resolvedRoot(root);
+  // The common case without path.relative: a path spelled under the root with no `.`, `..` or
+  // empty component (nothing for relative's normalisation to change) is the text after the root.
+  if (sep === '/' && path.length > base.length + 1 && path.startsWith(base) && (base === '/' || path.charCodeAt(base.length) === 0x2f)) {
+    const rest = path.slice(base === '/' ? 1 : base.length + 1);
+    if (!NOT_PLAIN.test(rest)) return rest;
+  }
+  const rel = relative(base, path);
   const inside = rel !== '' && rel !== '..' && !rel.startsWith(`..${sep}`) && !isAbsolute(rel);
   return inside ? rel.split(sep).join('/') : path;
+}
+
+/** A component that path.relative would normalise: empty (`//`, a trailing `/`), `.` or `..`. */
+const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)/;
+
+/** resolve(root) for the last root seen: a server judges every call against one project root. */
+const lastRoot = { given: '', resolved: '' };
+function resolvedRoot(root: string): string {
+  if (root !== lastRoot.given) { lastRoot.resolved = resolve(root); lastRoot.given = root; }
+  return lastRoot.resolved;
 }
 
 /** A hook's verdict: no objection (the host's own rules decide), or a refusal with its reason. */

@@ -62,14 +62,7 @@ export class HttpDoor {
       connectionsCheckingInterval: HTTP.timeoutCheckMs,
     }, (req, res) => {
       if (this.#conns.refused(req.socket)) { req.resume(); return; } // its 503 is on the way; read on so the client gets it
-      // A connection closed while its request waited (the client left, or was too slow) gets no work done for it.
-      const task = this.#conns.turn(req, res).then(() => (req.socket.destroyed ? undefined : this.#handle(req, res))).catch((err: unknown) => {
-        this.core.log.error('HTTP request failed', err);
-        if (!res.headersSent) sendRpcError(res, 500, null, ERROR_CODES.INTERNAL_ERROR, 'Internal error');
-        else res.end();
-      });
-      this.#inFlight.add(task);
-      void task.finally(() => this.#inFlight.delete(task));
+      this.#conns.turn(req, res, () => this.#run(req, res));
     });
     // Until a connection's first request arrives nothing else closes it (keepAliveTimeout covers the time between requests).
     this.server.timeout = b.idleTimeoutMs;
@@ -88,7 +81,26 @@ export class HttpDoor {
 
   get sessions(): number { return this.#sessions.size; }
 
-  async #handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  /**
+   * Runs one request whose turn came. A handler that answers without waiting returns nothing and
+   * costs no promise; one that waits is kept in #inFlight (shutdown lets it finish) until it settles.
+   */
+  #run(req: IncomingMessage, res: ServerResponse): void {
+    // A connection closed while its request waited (the client left, or was too slow) gets no work done for it.
+    if (req.socket.destroyed) return;
+    const failed = (err: unknown): void => {
+      this.core.log.error('HTTP request failed', err);
+      if (!res.headersSent) sendRpcError(res, 500, null, ERROR_CODES.INTERNAL_ERROR, 'Internal error');
+      else res.end();
+    };
+    let task: Promise<void> | void;
+    try { task = this.#handle(req, res); } catch (err) { failed(err); return; }
+    if (task === undefined) return;
+    const settled: Promise<void> = task.then(() => { this.#inFlight.delete(settled); }, (err: unknown) => { this.#inFlight.delete(settled); failed(err); });
+    this.#inFlight.add(settled);
+  }
+
+  #handle(req: IncomingMessage, res: ServerResponse): Promise<void> | void {
     const url = req.url ?? '/';
     const path = url.includes('?') ? url.slice(0, url.indexOf('?')) : url;
     const refused = checkRequest(req.headers, this.o.gate, req.method === 'OPTIONS');

@@ -8,8 +8,10 @@ import type { Socket } from 'node:net';
 interface Conn {
   /** Requests of this connection received and not yet answered. */
   active: number;
-  /** Settles when the last request handed out so far may be followed by the next. */
-  turn: Promise<void>;
+  /** A request of this connection runs, or its answer is not yet taken: the next one waits. */
+  busy: boolean;
+  /** The requests waiting for their turn, oldest first. */
+  waiting: (() => void)[];
 }
 
 /** The soft limit on open files of this process, or null where it cannot be read (not Linux). */
@@ -20,14 +22,12 @@ export function descriptorLimit(): number | null {
   } catch { return null; }
 }
 
-/** Resolves once `socket` holds no unread answer bytes beyond its buffer's mark (or is gone). */
-function taken(socket: Socket): Promise<void> {
-  if (socket.destroyed || !socket.writableNeedDrain) return Promise.resolve();
-  return new Promise((resolve) => {
-    const done = (): void => { socket.off('drain', done); socket.off('close', done); resolve(); };
-    socket.on('drain', done);
-    socket.on('close', done);
-  });
+/** Calls `then` once `socket` holds no unread answer bytes beyond its buffer's mark (or is gone); at once when it does not. */
+function whenTaken(socket: Socket, then: () => void): void {
+  if (socket.destroyed || !socket.writableNeedDrain) { then(); return; }
+  const done = (): void => { socket.off('drain', done); socket.off('close', done); then(); };
+  socket.on('drain', done);
+  socket.on('close', done);
 }
 
 export class ConnectionGate {
@@ -55,7 +55,7 @@ export class ConnectionGate {
       setTimeout(() => socket.destroy(), 1000).unref();
       return;
     }
-    this.#conns.set(socket, { active: 0, turn: Promise.resolve() });
+    this.#conns.set(socket, { active: 0, busy: false, waiting: [] });
     socket.once('close', () => this.#conns.delete(socket));
     // Until its first request arrives, a connection that sends nothing is closed by Node's socket
     // timer (server.timeout); between requests keepAliveTimeout does the same.
@@ -75,22 +75,22 @@ export class ConnectionGate {
   }
 
   /**
-   * Waits until this request may run: the connection's earlier requests are answered and their
+   * Runs `run` once this request may run: the connection's earlier requests are answered and their
    * answers taken by the client. Until then its body stays unread, so Node stops reading the socket.
+   * A connection with nothing before it (the common case) runs it at once, with no promise or
+   * microtask in between; a waiting one runs from a microtask after the earlier answer was taken.
    */
-  turn(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  turn(req: IncomingMessage, res: ServerResponse, run: () => void): void {
     const socket = req.socket;
     const c = this.#conns.get(socket);
-    if (!c) return Promise.resolve();
+    if (!c) { run(); return; }
     c.active++;
     // A request being served is bounded by the header, body and answer rules, not the idle timer.
     socket.setTimeout(0);
-    const before = c.turn;
-    let release!: () => void;
-    c.turn = new Promise((resolve) => { release = resolve; });
-    const done = (): void => { c.active--; void taken(socket).then(release); };
-    res.once('close', done);
-    return before;
+    res.once('close', () => { c.active--; whenTaken(socket, () => next(c)); });
+    if (c.busy) { c.waiting.push(run); return; }
+    c.busy = true;
+    run();
   }
 
   /** Closes every connection with no request in flight (shutdown). */
@@ -108,4 +108,11 @@ export class ConnectionGate {
     }
     return false;
   }
+}
+
+/** Hands the connection to its next waiting request, or marks it free. */
+function next(c: Conn): void {
+  const run = c.waiting.shift();
+  if (run === undefined) { c.busy = false; return; }
+  queueMicrotask(run);
 }

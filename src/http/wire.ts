@@ -14,21 +14,35 @@ export class BodyTooLarge extends Error {
  * instead of a reset (Node's request timeout bounds how long). Rejects if the client goes away.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<string> {
+  return new Promise((resolve, reject) => { onBody(req, limit, (err, text) => (err === null ? resolve(text!) : reject(err))); });
+}
+
+/**
+ * readBody with a callback, called exactly once: for a handler that answers as soon as the body is
+ * in, without a promise and the microtasks behind it (the hook endpoint, per tool call of an agent).
+ */
+export function onBody(req: IncomingMessage, limit: number, done: (err: Error | null, text?: string) => void): void {
   const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) { req.resume(); return Promise.reject(new BodyTooLarge(limit)); }
-  return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    req.on('data', (chunk: Buffer) => {
-      if (size > limit) return;
-      size += chunk.length;
-      if (size > limit) { chunks.length = 0; reject(new BodyTooLarge(limit)); return; }
-      chunks.push(chunk);
-    });
-    req.on('end', () => resolve(chunks.length === 1 ? chunks[0]!.toString('utf8') : Buffer.concat(chunks).toString('utf8')));
-    req.on('error', reject);
-    req.on('aborted', () => reject(new Error('request aborted')));
+  if (Number.isFinite(declared) && declared > limit) { req.resume(); done(new BodyTooLarge(limit)); return; }
+  let first: Buffer | null = null;
+  let rest: Buffer[] | null = null;
+  let size = 0;
+  let over = false;
+  let called = false;
+  const finish = (err: Error | null, text?: string): void => { if (!called) { called = true; done(err, text); } };
+  req.on('data', (chunk: Buffer) => {
+    if (over) return;
+    size += chunk.length;
+    if (size > limit) { over = true; first = null; rest = null; finish(new BodyTooLarge(limit)); return; }
+    if (first === null) first = chunk;
+    else (rest ??= [first]).push(chunk);
   });
+  req.on('end', () => {
+    if (over) return;
+    finish(null, rest !== null ? Buffer.concat(rest).toString('utf8') : first === null ? '' : first.toString('utf8'));
+  });
+  req.on('error', (err) => finish(err));
+  req.on('aborted', () => finish(new Error('request aborted')));
 }
 
 /** The body is declared JSON: `application/json`, parameters (charset) allowed, any case. */

@@ -76,8 +76,29 @@ function serverAllowed(tool: string, servers: ReadonlySet<string>): boolean {
   return false;
 }
 
+/**
+ * checkTool's answers, per compiled mode: an answer depends on the mode and the tool's name alone,
+ * and a mode is compiled anew at every load of the mode files, so a reload starts afresh (the old
+ * modes and their answers go with them). Callers choose the names, so each mode keeps a bounded
+ * number; the answers are frozen, since every caller gets the same object.
+ */
+const TOOL_CHECKS = new WeakMap<CompiledMode, Map<string, ToolCheck>>();
+const MAX_TOOL_CHECKS_PER_MODE = 512;
+
 /** Decides the tool alone (group, aliases, MCP allow-list); decideToolUse adds the path. */
 export function checkTool(mode: CompiledMode, toolName: string): ToolCheck {
+  const known = TOOL_CHECKS.get(mode);
+  const hit = known?.get(toolName);
+  if (hit !== undefined) return hit;
+  const answer = Object.freeze(judgeTool(mode, toolName));
+  const table = known ?? new Map<string, ToolCheck>();
+  if (known === undefined) TOOL_CHECKS.set(mode, table);
+  if (table.size < MAX_TOOL_CHECKS_PER_MODE) table.set(toolName, answer);
+  return answer;
+}
+
+/** The tool-level decision itself (checkTool keeps its answers). */
+function judgeTool(mode: CompiledMode, toolName: string): ToolCheck {
   const tool = resolveToolAlias(toolName);
   // Roo's own names win; another agent's name stands for the Roo group the table gives it.
   const known = groupOfTool(tool) === undefined && !isAlwaysAvailable(tool) ? clientTool(tool) : undefined;

@@ -1,7 +1,7 @@
 // The one path decision: read the client's text, resolve it as a write would, confine it to the
 // project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
 import { type FsView, locate, plainBelow, walk, type Walk } from './resolve.js';
-import { absoluteText, climbsAfterName, isAbsoluteText, lexical, parseClientPath, type ParsedPath, relativeText, splitPath, startsWithParts } from './text.js';
+import { absoluteText, climbsAfterName, isAbsoluteText, lexical, parseClientPath, type ParsedPath, type PathPlatform, relativeText, splitPath, startsWithParts } from './text.js';
 
 export interface PathRules {
   /** The project root, absolute (it may itself lead through links). */
@@ -53,12 +53,23 @@ export type PathDecision =
  * target is the name itself, which is what steps 2 and 3 would find.
  * No result is cached between calls: a link swapped between two calls is seen by the second.
  */
+/** The last root read into components: a server judges every path against the same project root. */
+const lastRoot = { text: '', platform: '', parts: [] as readonly string[] };
+function rootPartsOf(root: string, platform: PathPlatform): readonly string[] {
+  if (root !== lastRoot.text || platform !== lastRoot.platform) {
+    lastRoot.parts = lexical([], splitPath(root, platform)).parts;
+    lastRoot.text = root;
+    lastRoot.platform = platform;
+  }
+  return lastRoot.parts;
+}
+
 export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecision {
   const read = parseClientPath(raw, fs.platform);
   if (!read.ok) return { allowed: false, refusal: 'text', problem: read.problem };
   const tilde = readTilde(raw, read.path, fs);
   if (!tilde.ok) return { allowed: false, refusal: 'unresolvable', problem: tilde.problem };
-  const rootParts = lexical([], splitPath(rules.root, fs.platform)).parts;
+  const rootParts = rootPartsOf(rules.root, fs.platform);
   // A relative path that climbs above the root (`../<project>/notes.md`, as OpenCode passes one)
   // is the absolute path it spells from the root: judged by where it lands, inside or not.
   const climbsOut = !tilde.absolute && lexical(rootParts, tilde.parts).above > 0;

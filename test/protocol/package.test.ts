@@ -59,7 +59,7 @@ test('installing runs no script and the clone builds once per command: no instal
 
 test('npm pack ships dist, schemas, README, docs and LICENSE, and no development files', () => {
   const files = packedFiles();
-  for (const needed of ['LICENSE', 'README.md', 'package.json', 'dist/main.js', 'dist/main.cjs', 'dist/roo-modes-check.cjs', 'dist/plugin-decision.cjs', 'dist/client/index.js', 'schemas/config.schema.json', 'docs/api.md', 'docs/integration.md', 'docs/cli.md', 'docs/modes.md', 'docs/configuration.md', 'docs/protocol.md', 'docs/security.md', 'docs/development.md']) {
+  for (const needed of ['LICENSE', 'README.md', 'package.json', 'dist/main.js', 'dist/main.cjs', 'dist/roo-modes-check.cjs', 'dist/plugin-decision.cjs', 'dist/serve.cjs', 'dist/serve-rest.cjs', 'dist/client/index.js', 'schemas/config.schema.json', 'docs/api.md', 'docs/integration.md', 'docs/cli.md', 'docs/modes.md', 'docs/configuration.md', 'docs/protocol.md', 'docs/security.md', 'docs/development.md']) {
     assert.ok(files.includes(needed), `${needed} is in the package`);
   }
   const stray = files.filter((f) => !(['LICENSE', 'README.md', 'package.json'].includes(f)

@@ -1,22 +1,12 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { pathToFileURL } from 'node:url';
+import { tree } from './file-tree.js';
 // @ts-expect-error: a build script in plain JavaScript, without type declarations
 import { BundleError, writeBundle } from '../../src/build/bundle-hook.mjs';
 
-/** Writes `files` (path → text) into a fresh folder; returns it. */
-function tree(t: { after(fn: () => void): void }, files: Record<string, string>): string {
-  const dir = mkdtempSync(join(tmpdir(), 'rms-bundle-'));
-  t.after(() => rmSync(dir, { recursive: true, force: true }));
-  for (const [path, text] of Object.entries(files)) {
-    mkdirSync(join(dir, path, '..'), { recursive: true });
-    writeFileSync(join(dir, path), text);
-  }
-  return dir;
-}
 
 test('the bundle behaves as its modules: order of evaluation, one instance each, lazy imports, renames and re-exports', async (t) => {
   const dir = tree(t, {
