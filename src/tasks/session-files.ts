@@ -133,7 +133,8 @@ export class SessionFiles {
   ensureDir(): Promise<void> {
     this.#ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined, (err: unknown) => {
       this.#ready = null;
-      const refused = asWriteError(err, this.dir, 'create the folder');
+      // mkdir -p says EEXIST when a file sits where the folder should be: the same refusal as ENOTDIR.
+      const refused = errno(err) === 'EEXIST' ? new FileWriteError(this.dir, 'ENOTDIR', 'create the folder') : asWriteError(err, this.dir, 'create the folder');
       throw refused instanceof FileWriteError ? refused : this.#failure('creating the folder', err);
     });
     return this.#ready;

@@ -2,6 +2,7 @@
 // expired sessions for a sweep. It decides nothing about a single session's access or change.
 import type { Logger } from '../log.js';
 import { SessionStoreError } from '../rpc/errors.js';
+import { FileWriteError } from '../files/write-errors.js';
 import type { SessionFiles } from './session-files.js';
 import type { SessionTable } from './table.js';
 import type { Tombstones } from './tombstones.js';
@@ -41,7 +42,7 @@ export async function restoreSessions(u: Upkeep, now: number): Promise<{ restore
       counts.restored++;
     }
   }).catch((err: unknown) => {
-    if (!(err instanceof SessionStoreError)) throw err;
+    if (!(err instanceof SessionStoreError || err instanceof FileWriteError)) throw err;
     u.log.warn(`${err.message}; sessions will fail until it is fixed`);
     return 0;
   });
