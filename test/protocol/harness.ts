@@ -20,7 +20,7 @@ export class ServerProcess {
   readonly messages: Msg[] = [];
   stderr = '';
   exit: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
-  #buf = '';
+  #buf: string[] = [];
   #waiters: { pred: (m: Msg) => boolean; resolve: (m: Msg) => void }[] = [];
 
   constructor(opts: ServerOptions = {}) {
@@ -42,11 +42,12 @@ export class ServerProcess {
   }
 
   #onData(chunk: string): void {
-    this.#buf += chunk;
-    let nl: number;
-    while ((nl = this.#buf.indexOf('\n')) !== -1) {
-      const line = this.#buf.slice(0, nl);
-      this.#buf = this.#buf.slice(nl + 1);
+    // Only the new chunk is searched for line ends; a long line's earlier pieces wait in #buf and
+    // are joined once (searching and re-slicing the whole held text on every chunk is quadratic).
+    let start = 0;
+    for (let nl = chunk.indexOf('\n'); nl !== -1; start = nl + 1, nl = chunk.indexOf('\n', start)) {
+      const line = this.#buf.length > 0 ? this.#buf.join('') + chunk.slice(start, nl) : chunk.slice(start, nl);
+      this.#buf.length = 0;
       this.lines.push(line);
       let msg: Msg;
       try { msg = JSON.parse(line); } catch { continue; }
@@ -56,6 +57,7 @@ export class ServerProcess {
         this.#waiters = this.#waiters.filter((w) => (w.pred(m) ? (w.resolve(m), false) : true));
       }
     }
+    if (start < chunk.length) this.#buf.push(chunk.slice(start));
   }
 
   write(text: string | Buffer): void { this.child.stdin.write(text); }
