@@ -3,8 +3,8 @@
 // stays the last line printed. Protocol tests spawn the built server: build first (`npm test` does).
 // Exit 1 when a test failed, node:test itself failed, or no test ran; it never builds anything.
 import { spawn } from 'node:child_process';
-import { readdirSync, statSync } from 'node:fs';
-import { availableParallelism } from 'node:os';
+import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
@@ -28,7 +28,14 @@ if (files.length === 0) {
 
 const reporter = new URL('./reporter.mjs', import.meta.url).href;
 // A run started from inside a test (test/unit/test-runner.test.ts) is a run of its own, not part of the outer one.
-const env = { ...process.env, ROO_TEST_FILE_COUNT: String(files.length) };
+// The tests get a temp folder of their own, so that whatever one leaves behind is seen (and
+// reported below) rather than piling up in the machine's. tsx keeps its compile cache in the
+// machine's temp folder as before (a link), so runs still share it.
+const machineTemp = tmpdir();
+const testTemp = mkdtempSync(join(machineTemp, 'rms-test-run-'));
+const tsxCache = `tsx-${process.getuid?.() ?? 'user'}`;
+try { symlinkSync(join(machineTemp, tsxCache), join(testTemp, tsxCache)); } catch { /* a platform without links: tsx makes its own */ }
+const env = { ...process.env, ROO_TEST_FILE_COUNT: String(files.length), TMPDIR: testTemp, TMP: testTemp, TEMP: testTemp };
 delete env.NODE_TEST_CONTEXT;
 // Most files spend their time waiting on the processes and sockets they test, not computing: two
 // files per core keep the cores busy (measured on 2 cores: 152 s at 4 against 190 s at 2).
@@ -54,6 +61,9 @@ if (!m && held !== undefined) process.stdout.write(held + '\n');
 if (!counted) problems.push('the reporter printed no summary line');
 else if (counted.passed + counted.failed === 0) problems.push('no test ran');
 if (status !== 0 && counted && counted.failed === 0) problems.push(`node --test exited with ${signal ?? `status ${status}`} although no test failed`);
+const leftovers = readdirSync(testTemp).filter((name) => name !== tsxCache);
+if (leftovers.length > 0) problems.push(`the tests left ${leftovers.length} thing(s) in their temp folder: ${leftovers.slice(0, 5).join(', ')}${leftovers.length > 5 ? ', …' : ''}`);
+rmSync(testTemp, { recursive: true, force: true });
 for (const p of problems) process.stdout.write(`test/run.mjs: ${p}\n`);
 process.stdout.write(`${files.length} file${files.length === 1 ? '' : 's'} in ${((performance.now() - started) / 1000).toFixed(1)} s, ${concurrency} at a time\n`);
 process.stdout.write(m ? held + '\n' : '0 passed, 0 failed, 0 skipped\n');

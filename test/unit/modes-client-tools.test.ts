@@ -1,7 +1,7 @@
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { builtinModes } from '../../src/modes/builtin.js';
-import { mkdtempSync } from 'node:fs';
+import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { checkTool, compileMode, type CompiledMode } from '../../src/modes/permissions.js';
@@ -10,6 +10,7 @@ import { CLIENT_TOOLS, clientTool, type ClientGroup, type ClientName } from '../
 import { ALWAYS_AVAILABLE_TOOLS, groupOfTool } from '../../src/modes/tool-groups.js';
 
 const ctx = { projectRoot: mkdtempSync(join(tmpdir(), 'rms-client-tools-')), confineToProjectRoot: true };
+after(() => rmSync(ctx.projectRoot, { recursive: true, force: true }));
 const builtins = new Map(builtinModes().map((m) => [m.slug, compileMode(m)]));
 const mode = (slug: string): CompiledMode => builtins.get(slug)!;
 

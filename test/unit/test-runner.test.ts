@@ -59,3 +59,10 @@ test('a run where no test ran exits 1, the summary line still last', () => {
   assert.ok(r.lines.includes('test/run.mjs: no test ran'), r.stdout);
   assert.equal(r.lines.at(-1), '0 passed, 0 failed, 1 skipped');
 });
+
+test('a run whose tests leave something in the temp folder fails and names it; the folder is removed', () => {
+  const r = run('leaving', 'passing');
+  assert.equal(r.status, 1, r.stdout);
+  assert.ok(r.lines.some((l) => /^test\/run\.mjs: the tests left 1 thing\(s\) in their temp folder: forgotten-\w+$/.test(l)), r.stdout);
+  assert.equal(r.lines.at(-1), '4 passed, 0 failed, 0 skipped');
+});
