@@ -3,7 +3,7 @@
 // stays the last line printed. Protocol tests spawn the built server: build first (`npm test` does).
 // Exit 1 when a test failed, node:test itself failed, or no test ran; it never builds anything.
 import { spawn } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
@@ -33,6 +33,8 @@ const reporter = new URL('./reporter.mjs', import.meta.url).href;
 // machine's temp folder as before (a link), so runs still share it.
 const machineTemp = tmpdir();
 const testTemp = mkdtempSync(join(machineTemp, 'rms-test-run-'));
+// Open to every user as the machine's temp folder is (sticky): some tests run the server as another user.
+chmodSync(testTemp, 0o1777);
 const tsxCache = `tsx-${process.getuid?.() ?? 'user'}`;
 try { symlinkSync(join(machineTemp, tsxCache), join(testTemp, tsxCache)); } catch { /* a platform without links: tsx makes its own */ }
 const env = { ...process.env, ROO_TEST_FILE_COUNT: String(files.length), TMPDIR: testTemp, TMP: testTemp, TEMP: testTemp };
