@@ -2,7 +2,7 @@
 // temp file beside the target, is fsynced, then renamed (or hard-linked) into place. Never writes a target in place.
 import { link, mkdir, open, rename, unlink } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
-import { asTargetError, asWriteError } from './write-errors.js';
+import { asTargetError, asWriteError, FileWriteError } from './write-errors.js';
 
 // How it works. A temp file is created with O_EXCL in the target's own directory (rename is only
 // atomic within one file system), written, given its mtime if asked, fsynced and closed. A rename
@@ -137,6 +137,7 @@ export async function makeFolder(dir: string, mode?: number): Promise<void> {
   try {
     await mkdir(dir, mode === undefined ? { recursive: true } : { recursive: true, mode });
   } catch (err) {
-    throw asWriteError(err, dir, 'create the folder');
+    // mkdir -p says EEXIST when a file sits where the folder should be: the same refusal as ENOTDIR.
+    throw errno(err) === 'EEXIST' ? new FileWriteError(dir, 'ENOTDIR', 'create the folder') : asWriteError(err, dir, 'create the folder');
   }
 }

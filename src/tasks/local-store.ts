@@ -264,7 +264,6 @@ export class LocalSessionStore {
     return rec;
   }
 
-  /** Views of relatives that still exist, in order; looking at them is not an access. */
   /** What the family walk (src/tasks/family.ts) needs: reads and changes that do not count as accesses. */
   #family(now: number): FamilyAccess {
     return {

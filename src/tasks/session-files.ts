@@ -2,9 +2,9 @@
 // a lock file per session shared by processes, reading back and cleaning leftovers. Never decides
 // expiry, keeps sessions in memory, deletes a file it cannot parse, or touches a path built from an
 // id that is not exactly `ses_` + 24 hex.
-import { mkdir, readdir, stat, unlink, utimes } from 'node:fs/promises';
+import { readdir, stat, unlink, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
-import { syncDirectory, writeFileAtomic } from '../files/atomic-write.js';
+import { makeFolder, syncDirectory, writeFileAtomic } from '../files/atomic-write.js';
 import { readFileSafely, UnsafeFileError } from '../files/safe-read.js';
 import { asWriteError, FileWriteError } from '../files/write-errors.js';
 import { acquirePidLock, breakIfStale, LockBusyError, processAlive } from '../files/pid-lock.js';
@@ -131,11 +131,9 @@ export class SessionFiles {
 
   /** Creates the directory (owner-only: session ids are capabilities) once. */
   ensureDir(): Promise<void> {
-    this.#ready ??= mkdir(this.dir, { recursive: true, mode: 0o700 }).then(() => undefined, (err: unknown) => {
+    this.#ready ??= makeFolder(this.dir, 0o700).catch((err: unknown) => {
       this.#ready = null;
-      // mkdir -p says EEXIST when a file sits where the folder should be: the same refusal as ENOTDIR.
-      const refused = errno(err) === 'EEXIST' ? new FileWriteError(this.dir, 'ENOTDIR', 'create the folder') : asWriteError(err, this.dir, 'create the folder');
-      throw refused instanceof FileWriteError ? refused : this.#failure('creating the folder', err);
+      throw err instanceof FileWriteError ? err : this.#failure('creating the folder', err);
     });
     return this.#ready;
   }
