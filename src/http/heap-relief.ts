@@ -8,8 +8,8 @@ import { runInNewContext } from 'node:vm';
 /** A write of at least this many bytes counts as a large answer (ordinary answers are a few KiB). */
 const LARGE_WRITE = 1024 * 1024;
 
-/** A full collection; `thorough` also gives memory back to the system (as V8's memory reducer does, idle seconds later). */
-export type Collect = (thorough: boolean) => void;
+/** A full collection of the heap. */
+export type Collect = () => void;
 
 /** The engine's full collection, or null where it cannot be had (then nothing is forced). */
 export function collector(): Collect | null {
@@ -18,10 +18,11 @@ export function collector(): Collect | null {
     setFlagsFromString('--expose-gc');
     const gc: unknown = runInNewContext('gc');
     if (typeof gc !== 'function') return null;
-    const run = gc as (options?: Record<string, string>) => void;
-    // 'last-resort' collects repeatedly and releases the freed pages and buffers at once; an engine
-    // that does not know the option runs an ordinary full collection.
-    return (thorough) => { if (thorough) run({ type: 'major', execution: 'sync', flavor: 'last-resort' }); else run(); };
+    // Called without options: Node 20's engine takes an options object ({ type: 'major', … }) and
+    // collects nothing, so that form left the burst's garbage in place until V8's memory reducer
+    // ran, 10 s or more later. This frees the burst's strings and buffers at once (V8 still shrinks
+    // its young generation only when its memory reducer runs).
+    return gc as Collect;
   } catch {
     return null;
   }
@@ -42,7 +43,7 @@ export class HeapRelief {
   wrote(bytes: number): void {
     if (bytes < LARGE_WRITE || this.collect === null) return;
     this.#since += bytes;
-    if (this.#since >= this.budget) { this.#run(false); return; }
+    if (this.#since >= this.budget) { this.#run(); return; }
     this.#later();
   }
 
@@ -58,14 +59,13 @@ export class HeapRelief {
 
   #later(): void {
     if (this.#quiet) this.#quiet.refresh();
-    else this.#quiet = setTimeout(() => this.#run(true), this.quietMs).unref();
+    else this.#quiet = setTimeout(() => this.#run(), this.quietMs).unref();
   }
 
-  /** Within a burst an ordinary collection (tens of ms); once it is over, a thorough one. */
-  #run(thorough: boolean): void {
+  #run(): void {
     if (this.#quiet) { clearTimeout(this.#quiet); this.#quiet = null; }
     this.#since = 0;
-    this.collect?.(thorough);
+    this.collect?.();
   }
 
   close(): void {

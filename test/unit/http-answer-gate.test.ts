@@ -54,8 +54,8 @@ test('a request whose client left while it waited never runs and takes no place'
 });
 
 test('the heap is collected after every budget of large answers written, and once more when they stop; small answers never collect', async () => {
-  const collected: boolean[] = [];
-  const relief = new HeapRelief(10 * MiB, 30, (thorough) => collected.push(thorough));
+  const collected: true[] = [];
+  const relief = new HeapRelief(10 * MiB, 30, () => collected.push(true));
   for (let i = 0; i < 1000; i++) relief.wrote(4096);
   await new Promise((resolve) => setTimeout(resolve, 60));
   assert.equal(collected.length, 0, 'small answers never collect');
@@ -63,20 +63,24 @@ test('the heap is collected after every budget of large answers written, and onc
   assert.equal(collected.length, 2, '27 MiB of large answers against a 10 MiB budget: two collections at once');
   await new Promise((resolve) => setTimeout(resolve, 80));
   assert.equal(collected.length, 3, 'one more once the large answers stopped (what was left of the budget)');
-  assert.deepEqual(collected, [false, false, true], 'ordinary collections within the burst, a thorough one after it');
   await new Promise((resolve) => setTimeout(resolve, 80));
   assert.equal(collected.length, 3, 'and no more while nothing is written');
   relief.freed(6 * MiB);
   relief.freed(4096);
   await new Promise((resolve) => setTimeout(resolve, 80));
-  assert.deepEqual(collected, [false, false, true, true], 'a connection that left with large answers unread makes one more, later');
+  assert.equal(collected.length, 4, 'a connection that left with large answers unread makes one more, later');
   relief.close();
 });
 
-test('the engine\'s collector is available to the server (exposed at run time)', () => {
+test('the collection after a burst really collects, with the engine\'s own collector', async () => {
   // Without it nothing is forced and the bound rests on V8's own timing: if Node ever refuses it, this says so.
-  const gc = collector();
-  assert.equal(typeof gc, 'function');
-  gc!(false);
-  gc!(true);
+  // Regression: the one after a burst once passed an options object that Node 20's engine accepted and
+  // did nothing with, so RSS stayed up until V8's memory reducer ran, 10 s or more later.
+  assert.equal(typeof collector(), 'function');
+  const relief = new HeapRelief(10 * MiB, 5);
+  const ref = ((): WeakRef<object> => new WeakRef({ garbage: 'x'.repeat(64) }))();
+  relief.freed(6 * MiB);
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  relief.close();
+  assert.equal(ref.deref(), undefined, 'an object nothing refers to is gone after the quiet collection');
 });
