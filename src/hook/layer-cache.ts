@@ -2,12 +2,31 @@
 // process, and parsing a large .roomodes was most of what it did. An entry holds one file's parse
 // with the exact text it was parsed from, so a changed file (whatever its size or time say) is parsed
 // again. Every failure here is a miss: the hook then parses, as it would without the cache.
-import { mkdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { LayerCache, LayerKey, LayerResult } from '../modes/catalogue.js';
 
 /** Bumped when an entry's shape changes. */
 const FORMAT = 2;
+
+/**
+ * Entries the folder keeps. One question has one entry, but every project, mode file and build asks
+ * its own, and an entry holds a whole mode file: without a bound, every project ever checked and
+ * every upgrade left theirs behind for good. Past it the entries written longest ago go.
+ */
+export const MAX_ENTRIES = 64;
+
+/** Keeps the `MAX_ENTRIES` entries of `dir` written last (by their time); any failure leaves it as it is. */
+function prune(dir: string): void {
+  const names = readdirSync(dir);
+  if (names.length <= MAX_ENTRIES) return;
+  const aged: [number, string][] = [];
+  for (const name of names) {
+    try { aged.push([statSync(join(dir, name)).mtimeMs, name]); } catch { /* gone meanwhile */ }
+  }
+  aged.sort((a, b) => a[0] - b[0]);
+  for (const [, name] of aged.slice(0, aged.length - MAX_ENTRIES)) rmSync(join(dir, name), { force: true });
+}
 
 /**
  * FNV-1a over the text's UTF-16 units, twice with other seeds (96 bits in all), for an entry's file
@@ -30,9 +49,9 @@ interface Entry { format: number; question: string; text: string; result: LayerR
 /**
  * The cache in `dir` for the code identified by `codeId` (another build never reads this one's
  * entries). One entry per question (the code, the file, its source, fallback and conversion, the
- * slug asked), replaced when the file's text changes, so the folder holds at most one for each. The folder must be
- * this user's alone (created 0700; not used when another user owns it or others may write to it),
- * since an entry stands in for the user's mode files.
+ * slug asked), replaced when the file's text changes, so the folder holds at most one for each, and
+ * at most MAX_ENTRIES in all. The folder must be this user's alone (created 0700; not used when
+ * another user owns it or others may write to it), since an entry stands in for the user's mode files.
  */
 export function fileLayerCache(dir: string, codeId: string): LayerCache {
   const usable = (): boolean => {
@@ -65,6 +84,7 @@ export function fileLayerCache(dir: string, codeId: string): LayerCache {
         // Written aside and renamed: a reader sees the old entry or the new one, never half of one.
         writeFileSync(temp, JSON.stringify({ format: FORMAT, question: q, text: key.text, result } satisfies Entry), { mode: 0o600 });
         renameSync(temp, file);
+        prune(dir);
       } catch {
         // A cache that cannot be written is only slower.
         try { rmSync(temp, { force: true }); } catch { /* nothing more to do */ }

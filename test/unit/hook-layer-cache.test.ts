@@ -2,10 +2,10 @@
 // was made for, one entry per question, and a folder others may write to is not used.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fileLayerCache } from '../../src/hook/layer-cache.js';
+import { fileLayerCache, MAX_ENTRIES } from '../../src/hook/layer-cache.js';
 import { layerFromText, type LayerKey } from '../../src/modes/catalogue.js';
 
 const TEXT = 'customModes:\n  - slug: docs-writer\n    name: Docs\n    roleDefinition: x\n    groups: [read, [edit, {fileRegex: "^docs/"}]]\n';
@@ -15,6 +15,9 @@ function folder(t: { after(fn: () => void): void }): string {
   t.after(() => rmSync(dir, { recursive: true, force: true }));
   return join(dir, 'cache');
 }
+
+/** The folder's entries (none before it is first used). */
+const entries = (dir: string): string[] => { try { return readdirSync(dir); } catch { return []; } };
 
 const keyOf = (text: string, onlySlug?: string): LayerKey => ({ text, file: '/p/.roomodes', source: 'project', jsonFallback: true, converted: false, onlySlug });
 
@@ -52,4 +55,24 @@ test('a broken entry is a miss, and a folder others may write to is not used at 
   assert.equal(shared.get(key), undefined, 'a folder anyone may write to holds nothing the hook trusts');
   shared.set(keyOf('customModes: []\n'), { modes: [], issues: [], notices: [], warnings: [], read: true });
   assert.equal(readdirSync(dir).length, 1, 'and nothing is written there');
+});
+
+test('the folder keeps a bounded number of entries: the ones written longest ago go', async (t) => {
+  // Regression: one entry per project file and build, never removed, so the folder only grew.
+  const dir = folder(t);
+  const cache = fileLayerCache(dir, 'code-a');
+  const result = await layerFromText(TEXT, '/p/.roomodes', 'project', true, undefined, 'docs-writer');
+  const keyAt = (i: number): LayerKey => ({ ...keyOf(TEXT, 'docs-writer'), file: `/project-${i}/.roomodes` });
+  // Entries written a second apart, long ago (as over days of use), each newer than the one before.
+  const longAgo = Date.now() / 1000 - 100_000;
+  for (let i = 0; i < MAX_ENTRIES + 6; i++) {
+    const before = new Set(entries(dir));
+    cache.set(keyAt(i), result);
+    const added = entries(dir).filter((n) => !before.has(n));
+    assert.equal(added.length, 1, 'each question its own entry');
+    utimesSync(join(dir, added[0]!), longAgo + i, longAgo + i);
+  }
+  assert.equal(readdirSync(dir).length, MAX_ENTRIES, 'never more than the bound');
+  for (let i = 0; i < 6; i++) assert.equal(cache.get(keyAt(i)), undefined, `the oldest entries went (${i})`);
+  for (let i = 6; i < MAX_ENTRIES + 6; i++) assert.ok(cache.get(keyAt(i)), `the newer ones stay (${i})`);
 });
