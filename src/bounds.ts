@@ -28,8 +28,9 @@ export const BOUNDS = {
     replayBytes: 1024 * 1024,
     /** Per connection: bytes written but not taken by the client beyond which the next write cuts it (one answer may be larger). */
     connectionUnreadBytes: 4 * 1024 * 1024,
-    /** Finished streams a session remembers for resumption. */
+    /** Finished streams a session remembers for resumption, and the bytes of events they keep between them. */
     streamsRemembered: 32,
+    sessionReplayBytes: 4 * 1024 * 1024,
     /** Per legacy session: the processor's queues and concurrent requests. */
     sessionIncoming: 64,
     sessionOutgoing: 256,

@@ -164,15 +164,30 @@ export class LegacySession {
   }
 
   #newStream(): SseStream {
-    const s = new SseStream(String(this.#nextStream++));
+    const s = new SseStream(String(this.#nextStream++), () => this.#forgetOld());
     this.#streams.set(s.id, s);
-    // Remember a bounded number of streams for resumption (oldest finished ones go first).
-    if (this.#streams.size > BOUNDS.http.streamsRemembered) {
-      for (const [key, old] of this.#streams) {
-        if (old.finished) { this.#streams.delete(key); break; }
-      }
-    }
+    this.#forgetOld();
     return s;
+  }
+
+  /**
+   * Remembers a bounded number of finished streams for resumption, holding a bounded number of bytes
+   * of events between them; the oldest go first, the newest always stays (as a stream keeps its last
+   * event whatever its size). A count alone let 32 streams each keep an answer of up to
+   * server.max_message_bytes that its client left unread, for as long as the session lived.
+   */
+  #forgetOld(): void {
+    let count = this.#streams.size;
+    let bytes = 0;
+    let newest: SseStream | null = null;
+    for (const s of this.#streams.values()) if (s.finished && !s.attached) { bytes += s.replayBytes; newest = s; }
+    for (const [key, old] of this.#streams) {
+      if (count <= BOUNDS.http.streamsRemembered && bytes <= BOUNDS.http.sessionReplayBytes) break;
+      if (!old.finished || old.attached || old === newest) continue;
+      this.#streams.delete(key);
+      count--;
+      bytes -= old.replayBytes;
+    }
   }
 
   #streamFor(p: Pending): SseStream {

@@ -39,6 +39,9 @@ export class SseStream {
 
   get attached(): boolean { return this.#res !== null; }
 
+  /** Bytes of the events kept for resumption. */
+  get replayBytes(): number { return this.#replayBytes; }
+
   /**
    * Whether a client that saw event `afterSeq` can be given everything after it: not when that
    * event was never sent, nor when events after it were already let go (a resume with a silent
