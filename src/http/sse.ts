@@ -3,6 +3,7 @@
 // reading. It never decides what to send.
 import type { ServerResponse } from 'node:http';
 import { BOUNDS } from '../bounds.js';
+import { LARGE_BYTES, largeBytes } from '../pipeline/large-bytes.js';
 
 const HTTP = BOUNDS.http;
 
@@ -15,7 +16,7 @@ export const SSE_HEADERS = {
 /** One SSE event carrying `json` (bytes are joined once, never turned into a string). */
 export function sseFrame(json: string | Buffer, id?: string): string | Buffer {
   const head = `${id === undefined ? '' : `id: ${id}\n`}event: message\ndata: `;
-  return typeof json === 'string' ? `${head}${json}\n\n` : Buffer.concat([Buffer.from(head), json, Buffer.from('\n\n')]);
+  return typeof json === 'string' ? `${head}${json}\n\n` : json.length > LARGE_BYTES ? largeBytes([head, json, '\n\n']) : Buffer.concat([Buffer.from(head), json, Buffer.from('\n\n')]);
 }
 
 /** Splits an event id "S-N" into stream S and sequence N. */

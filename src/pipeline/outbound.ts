@@ -2,6 +2,7 @@
 // that cannot be sent becomes an error for its id. It never writes to a stream or picks answers.
 import { InternalError } from '../rpc/errors.js';
 import { isValidId, SplicedLine, type Outgoing, type RequestId } from '../rpc/jsonrpc.js';
+import { LARGE_BYTES, largeBytes } from './large-bytes.js';
 
 /**
  * One serialised message, without its newline, as the writer sends it: its UTF-8 bytes, or a
@@ -36,8 +37,11 @@ export function encodeLine(message: Outgoing, maxBytes: number): WireLine | Refu
     const bytes = Buffer.byteLength(text, 'utf8');
     if (bytes > maxBytes) return { problem: `it is ${bytes} bytes, over the limit of ${maxBytes} bytes (server.max_message_bytes)`, bytes };
   }
-  return Buffer.from(text, 'utf8');
+  return utf8(text);
 }
+
+/** A line's bytes; a large one in memory of its own (see large-bytes.ts). */
+const utf8 = (text: string): Buffer => (text.length * 3 > LARGE_BYTES ? largeBytes([text]) : Buffer.from(text, 'utf8'));
 
 /** A spliced line's body is ASCII; only its short head (a string id may not be) is counted. */
 function splicedWithin(line: SplicedLine, maxBytes: number): WireLine | Refusal {
@@ -92,7 +96,7 @@ export function encodeBatch(answers: readonly Outgoing[], maxBytes: number, onRe
     lines[i] = lineText(forced(unsentAnswerError(id, problem, sizes[i]!, maxBytes)));
     sizes[i] = Buffer.byteLength(lines[i]!, 'utf8');
   }
-  return Buffer.from(`[${lines.join(',')}]`, 'utf8');
+  return utf8(`[${lines.join(',')}]`);
 }
 
 /** A small message of our own making: always serialisable, never near any limit. */

@@ -55,7 +55,7 @@ test('a request whose client left while it waited never runs and takes no place'
 
 test('the heap is collected after every budget of large answers written, and once more when they stop; small answers never collect', async () => {
   const collected: true[] = [];
-  const relief = new HeapRelief(10 * MiB, 30, () => collected.push(true));
+  const relief = new HeapRelief(10 * MiB, 30, () => collected.push(true), 100_000);
   for (let i = 0; i < 1000; i++) relief.wrote(4096);
   await new Promise((resolve) => setTimeout(resolve, 60));
   assert.equal(collected.length, 0, 'small answers never collect');
@@ -69,6 +69,22 @@ test('the heap is collected after every budget of large answers written, and onc
   relief.freed(4096);
   await new Promise((resolve) => setTimeout(resolve, 80));
   assert.equal(collected.length, 4, 'a connection that left with large answers unread makes one more, later');
+  relief.close();
+});
+
+test('once the burst\'s collection is made and nothing large happens for a while, one last collection', async () => {
+  const collected: true[] = [];
+  const relief = new HeapRelief(100 * MiB, 20, () => collected.push(true), 200);
+  relief.freed(6 * MiB);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(collected.length, 1, 'the collection after the burst');
+  relief.wrote(3 * MiB);
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  assert.equal(collected.length, 2, 'a large answer in between: its own collection after it, and the last one waits again');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(collected.length, 3, 'then the last one, once quiet');
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  assert.equal(collected.length, 3, 'and nothing more while nothing happens');
   relief.close();
 });
 
