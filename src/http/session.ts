@@ -198,14 +198,22 @@ export class LegacySession {
   }
 
   async #route(): Promise<void> {
-    for await (const message of this.conn.outgoing) {
-      let d: Described;
-      try { d = describe(message); } catch { continue; }
-      if (d.answerTo !== undefined && d.method === undefined) {
-        if (!this.#answered && this.#shared?.keepRecord) await this.#first(d);
-        else this.#answer(d);
-      } else this.#other(d);
-    }
+    // One message per call: a suspended async function keeps its registers, so a loop here would
+    // keep the last answer (up to server.max_message_bytes) reachable until the next one came.
+    while (await this.#routeOne()) { /* the next */ }
+  }
+
+  /** Delivers the next outgoing message; false once the session's output is closed. */
+  async #routeOne(): Promise<boolean> {
+    const message = await this.conn.outgoing.shift();
+    if (message === undefined) return false;
+    let d: Described;
+    try { d = describe(message); } catch { return true; }
+    if (d.answerTo !== undefined && d.method === undefined) {
+      if (!this.#answered && this.#shared?.keepRecord) await this.#first(d);
+      else this.#answer(d);
+    } else this.#other(d);
+    return true;
   }
 
   /**
@@ -243,7 +251,8 @@ export class LegacySession {
     const p = this.#pending.get(key);
     if (!p) return;
     this.#pending.delete(key);
-    if (p.stream) { p.stream.send(d.text); p.stream.finish(); return; }
+    // A stream that finishes after its client left is weighed now (nothing else may come to do it).
+    if (p.stream) { p.stream.send(d.text); p.stream.finish(); this.#forgetOld(); return; }
     if (p.res) sendJson(p.res, 200, d.text, this.headers);
   }
 

@@ -2,6 +2,7 @@
 // "Has not happened yet" is checked after nextTurn(): every promise job already queued has run.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { collector } from '../../src/http/heap-relief.js';
 import { AsyncQueue } from '../../src/pipeline/queue.js';
 
 /** Resolves after all currently queued promise jobs have run (setImmediate follows microtasks). */
@@ -234,4 +235,26 @@ test('poll takes a queued item at once, admits a parked producer, and says undef
   assert.equal(q.poll(), 'b');
   q.close();
   assert.equal(q.poll(), undefined);
+});
+
+test('an item taken through the async iterator is not kept while it waits for the next', async () => {
+  // Regression: the iterator was an async generator, whose saved registers kept the last item it
+  // yielded until the next arrived, so an idle HTTP session held its last answer (6 MB in the bench).
+  const gc = collector();
+  assert.ok(gc, 'the engine\'s collector');
+  const q = new AsyncQueue<object>(4);
+  const it = q[Symbol.asyncIterator]();
+  const taken = await (async (): Promise<WeakRef<object>> => {
+    q.tryPush({ payload: 'x'.repeat(1024) });
+    const first = await it.next();
+    assert.equal(first.done, false);
+    return new WeakRef(first.value as object);
+  })();
+  const waiting = it.next();
+  // The WeakRef's target is kept until the job that made it ends.
+  await new Promise((resolve) => setImmediate(resolve));
+  gc();
+  assert.equal(taken.deref(), undefined, 'the taken item is garbage once its taker let it go');
+  q.close();
+  assert.equal((await waiting).done, true);
 });
