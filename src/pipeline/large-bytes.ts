@@ -1,34 +1,30 @@
 // Bytes of large messages in memory that goes back to the system when they are freed. glibc's malloc
 // serves a block from its own heap once a block of that size or larger was freed (its mmap
-// threshold rises to the freed size, up to 32 MiB), and a heap's freed middle stays part of the
-// process: after 200 clients left 6 MB answers unread, RSS stayed 60–130% above idle. A block of
-// at least 32 MiB is always mapped on its own and unmapped when freed; only the pages written count
-// in RSS, so the unused rest costs address space, not memory. Elsewhere (other systems count a
-// block's whole size against the commit limit) a message is encoded as usual.
+// threshold rises to the freed size), and a heap's freed middle stays part of the process: after
+// 200 clients left 6 MB answers unread, RSS stayed 60–130% above idle. A resizable ArrayBuffer is
+// not malloc's: V8 maps its pages itself and unmaps them when it is collected. It is made as large
+// as the text could need, written, then shrunk to what was written, so V8 counts the message's
+// own size (a block larger than the message made V8 collect after every second large answer).
 
-/** glibc's largest mmap threshold on 64-bit systems: a request this large is always mapped on its own. */
-export const MAPPED_BLOCK = 32 * 1024 * 1024;
+/** ES2024's resizable ArrayBuffer, which Node 20 has (the project's library types are ES2022). */
+interface ResizableBuffer extends ArrayBuffer { resize(byteLength: number): void }
+const ResizableBuffer = ArrayBuffer as unknown as new (byteLength: number, options: { maxByteLength: number }) => ResizableBuffer;
 
 /** Text or bytes past this are large messages (smaller ones come from Node's pool or malloc's heap as usual). */
 export const LARGE_BYTES = 1024 * 1024;
 
-const mapped = process.platform === 'linux' && process.arch !== 'ia32' && process.arch !== 'arm';
-
-/** `parts` (text as UTF-8, or bytes) in one buffer of their own mapping where that can be had. */
+/** `parts` (text as UTF-8, or bytes) in one buffer whose memory V8 maps itself. */
 export function largeBytes(parts: readonly (string | Uint8Array)[]): Buffer {
   let bound = 0;
   for (const p of parts) bound += typeof p === 'string' ? p.length * 3 : p.length;
-  let buf: Buffer;
-  try {
-    buf = Buffer.allocUnsafeSlow(mapped ? Math.max(MAPPED_BLOCK, bound) : bound);
-  } catch {
-    // Address space refused (a strict overcommit limit): the plain way, which may still succeed.
-    buf = Buffer.allocUnsafeSlow(bound);
-  }
+  const block = new ResizableBuffer(bound, { maxByteLength: bound });
+  const buf = Buffer.from(block, 0, bound);
   let at = 0;
   for (const p of parts) {
     if (typeof p === 'string') at += buf.write(p, at, 'utf8');
     else { buf.set(p, at); at += p.length; }
   }
-  return buf.subarray(0, at);
+  block.resize(at);
+  // A view of fixed length (one that followed the buffer's length would change with it).
+  return Buffer.from(block, 0, at);
 }
