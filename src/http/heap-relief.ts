@@ -20,8 +20,8 @@ export function collector(): Collect | null {
     if (typeof gc !== 'function') return null;
     // Called without options: Node 20's engine takes an options object ({ type: 'major', … }) and
     // collects nothing, so that form left the burst's garbage in place until V8's memory reducer
-    // ran, 10 s or more later. This frees the burst's strings and buffers at once (V8 still shrinks
-    // its young generation only when its memory reducer runs).
+    // ran, 10 s or more later. This frees the burst's strings and buffers at once (the young
+    // generation shrinks only in a later one: see HeapRelief's settleMs).
     return gc as Collect;
   } catch {
     return null;
