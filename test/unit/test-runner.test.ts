@@ -3,13 +3,21 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const REPO = fileURLToPath(new URL('../..', import.meta.url));
 const FIXTURES = 'test/fixtures/runner';
 
 function run(...names: string[]): { status: number | null; lines: string[]; stdout: string } {
-  const r = spawnSync(process.execPath, ['test/run.mjs', ...names.map((n) => `${FIXTURES}/${n}.test.mjs`)], { cwd: REPO, encoding: 'utf8', timeout: 120_000 });
+  return runIn(process.env, ...names);
+}
+
+function runIn(env: NodeJS.ProcessEnv, ...names: string[]): { status: number | null; lines: string[]; stdout: string } {
+  const paths = names.map((n) => `${FIXTURES}/${n}${n.endsWith('.ts') ? '' : '.test.mjs'}`);
+  const r = spawnSync(process.execPath, ['test/run.mjs', ...paths], { cwd: REPO, encoding: 'utf8', timeout: 120_000, env });
   return { status: r.status, lines: r.stdout.trimEnd().split('\n'), stdout: r.stdout };
 }
 
@@ -65,4 +73,21 @@ test('a run whose tests leave something in the temp folder fails and names it; t
   assert.equal(r.status, 1, r.stdout);
   assert.ok(r.lines.some((l) => /^test\/run\.mjs: the tests left 1 thing\(s\) in their temp folder: forgotten-\w+$/.test(l)), r.stdout);
   assert.equal(r.lines.at(-1), '4 passed, 0 failed, 0 skipped');
+});
+
+test('on a machine whose temp folder holds no compile cache yet, TypeScript files still run, and the caches are made there', () => {
+  const fresh = mkdtempSync(join(tmpdir(), 'fresh-machine-temp-'));
+  try {
+    // Without the cache folder the outer run chose: a machine where nothing was compiled yet.
+    const env: NodeJS.ProcessEnv = { ...process.env, TMPDIR: fresh, TMP: fresh, TEMP: fresh };
+    delete env.ROO_TEST_TS_CACHE;
+    const r = runIn(env, 'typed.test.ts', 'passing');
+    assert.equal(r.status, 0, r.stdout);
+    assert.equal(r.lines.at(-1), '4 passed, 0 failed, 0 skipped');
+    const kept = readdirSync(fresh);
+    assert.ok(kept.some((n) => n.startsWith('rms-ts-')), `the compiled files stay in the machine's temp folder, for the next run: ${kept.join(', ')}`);
+    assert.ok(kept.some((n) => n.startsWith('tsx-')), 'so does the folder tsx caches in (a few tests start tsx themselves), not a dangling link to it');
+  } finally {
+    rmSync(fresh, { recursive: true, force: true });
+  }
 });
