@@ -1,4 +1,4 @@
-// Runs the built CLI (node dist/main.js ...) once, with a fresh HOME unless told otherwise, and
+// Runs the built CLI (node dist/main.cjs ...) once, with a fresh HOME unless told otherwise, and
 // collects its exit code and output. For tests of one-shot commands and start-up refusals.
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';

@@ -1,4 +1,4 @@
-// Spawns the built server (dist/main.js) over real pipes for protocol tests: write raw lines,
+// Spawns the built server (dist/main.cjs, the package's bin) over real pipes for protocol tests: write raw lines,
 // wait for responses by id, and check that every stdout line is a JSON-RPC message.
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -7,7 +7,9 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import assert from 'node:assert/strict';
 
-export const MAIN = fileURLToPath(new URL('../../dist/main.js', import.meta.url));
+// The bin itself, not dist/main.js (which only loads it): that path started Node's ES module loader
+// in each of the suite's ~900 server processes for nothing (test/unit/bundle-serve.test.ts runs it).
+export const MAIN = fileURLToPath(new URL('../../dist/main.cjs', import.meta.url));
 export const REPO = fileURLToPath(new URL('../..', import.meta.url));
 
 export type Msg = Record<string, unknown> & { id?: unknown; method?: string; result?: any; error?: any };

@@ -126,7 +126,7 @@ test('add-to-mcp-config --client claude-code writes a portable .mcp.json, or ~/.
   const user = JSON.parse(readFileSync(join(home, '.claude.json'), 'utf8'));
   assert.equal(user.numStartups, 3, 'the rest of the file is kept');
   assert.deepEqual(user.mcpServers.other, { command: 'x' });
-  assert.deepEqual(user.mcpServers['roo-modes'], { type: 'stdio', command: NODE, args: [MAIN.replace(/main\.js$/, 'main.cjs')] }); // the package's bin
+  assert.deepEqual(user.mcpServers['roo-modes'], { type: 'stdio', command: NODE, args: [MAIN] }); // the package's bin
 
   // A second run with --env adds to the entry's variables; the old ones stay.
   const more = await runCli(['add-to-mcp-config', '--client', 'claude-code', '--project-root', project, '--env', 'ROO_MODES_CONFIG=/etc/rms.json'], { home, cwd: project });

@@ -36,7 +36,7 @@ function python(): string | null {
   return r.status === 0 && r.stdout.trim() !== '' ? r.stdout.trim() : null;
 }
 const PYTHON = python();
-const MAIN_CJS = join(dirname(MAIN), 'main.cjs');
+const MAIN_CJS = MAIN;
 const INIT = '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"tty","version":"1"}}}\n';
 
 /** A PATH with python3's folder and, when `withCommand`, a folder holding a `roo-modes-server` stand-in. */

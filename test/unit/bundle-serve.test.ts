@@ -1,5 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { join } from 'node:path';
@@ -62,4 +63,12 @@ test('the built server starts from its bundle: dist/serve.cjs and dist/serve-res
   const dist = join(import.meta.dirname, '..', '..', 'dist');
   for (const name of ['serve.cjs', 'serve-rest.cjs']) assert.ok(existsSync(join(dist, name)), `${name} is built (npm run build)`);
   assert.match(readFileSync(join(dist, 'main.cjs'), 'utf8'), /serve\.cjs/);
+});
+
+test('dist/main.js, the entry by its old path, still starts the server: it only loads the bin', () => {
+  const dist = join(import.meta.dirname, '..', '..', 'dist');
+  const version = (JSON.parse(readFileSync(join(dist, '..', 'package.json'), 'utf8')) as { version: string }).version;
+  const r = spawnSync(process.execPath, [join(dist, 'main.js'), '--version'], { encoding: 'utf8', timeout: 30_000 });
+  assert.equal(r.status, 0, r.stderr);
+  assert.equal(r.stdout, `${version}\n`);
 });
