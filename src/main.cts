@@ -57,7 +57,77 @@ async function hookModule(): Promise<typeof import('./cli/check-main.js')> {
 async function serveModules(): Promise<typeof import('./cli/serve-entry.js')> {
   const bundle = join(__dirname, 'serve.cjs');
   if (!existsSync(bundle)) return import('./cli/serve-entry.js');
-  return require(bundle) as typeof import('./cli/serve-entry.js');
+  return requireCached(bundle) as typeof import('./cli/serve-entry.js');
+}
+
+// V8 flags the server sets while it runs (src/modes/regex-safety.ts when the modes load,
+// src/http/heap-relief.ts for HTTP), set here before the bundles compile: V8 accepts a code cache
+// only under the flags it was made with, and it is made at exit. test/unit/code-cache.test.ts
+// checks this list against every flag src/ sets.
+// --verify-snapshot-checksum makes V8 put a checksum in each cache it makes and check it before
+// use: without it a damaged cache file was run as it was, and the server crashed at start.
+const RUNTIME_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-experimental-regexp-engine-on-excessive-backtracks', '--expose-gc', '--verify-snapshot-checksum'];
+
+/** Scripts compiled without a usable cache, and where theirs goes. */
+const uncached: { script: import('node:vm').Script; at: string }[] = [];
+let flagsSet = false;
+
+/**
+ * A bundle loaded as CommonJS through V8's code cache (Node 20 has no module compile cache):
+ * compiling the two bundles' code was about a quarter of a server's CPU to its first answer and
+ * through loading the modes, in every start. The cache lives in dist/.code-cache/, one file per
+ * bundle, build (the id on the bundle's first line) and Node version and flags; a missing or
+ * rejected one is written at exit, when the functions the run compiled are in it. A cache that
+ * cannot be read or written only costs the compile it would have saved.
+ */
+function requireCached(file: string): unknown {
+  const { Script } = require('node:vm') as typeof import('node:vm');
+  const source = readFileSync(file, 'utf8');
+  const build = /^\/\/ build ([0-9a-f]{16})\n/.exec(source)?.[1];
+  let at: string | undefined;
+  let cachedData: Buffer | undefined;
+  if (build !== undefined) {
+    if (!flagsSet) {
+      flagsSet = true;
+      const { setFlagsFromString } = require('node:v8') as typeof import('node:v8');
+      for (const flag of RUNTIME_V8_FLAGS) setFlagsFromString(flag);
+    }
+    at = join(dirname(file), '.code-cache', `${file.slice(dirname(file).length + 1)}-${build}-${runtimeKey()}.bin`);
+    try { cachedData = readFileSync(at); } catch { /* none yet */ }
+  }
+  const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
+  const script = new Script(wrapped, { filename: file, ...(cachedData !== undefined ? { cachedData } : {}) });
+  if (at !== undefined) {
+    if (cachedData === undefined || script.cachedDataRejected === true) {
+      if (uncached.length === 0) process.once('exit', writeCodeCaches);
+      uncached.push({ script, at });
+    }
+  }
+  const module = { exports: {} as unknown };
+  const dir = dirname(file);
+  const req = (id: string): unknown => (id.startsWith('./') ? requireCached(join(dir, id)) : require(id));
+  (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, req, module, file, dir);
+  return module.exports;
+}
+
+/** What V8 checks a cache against besides the text: its version (with the machine kind) and the flags this process started with. */
+function runtimeKey(): string {
+  let h = 0x811c9dc5;
+  for (const ch of `${process.version}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return `${process.version}-${h.toString(16).padStart(8, '0')}`;
+}
+
+/** At exit: each cache that was missing or rejected, written aside and renamed into place. */
+function writeCodeCaches(): void {
+  const { renameSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
+  for (const { script, at } of uncached) {
+    try {
+      mkdirSync(dirname(at), { recursive: true });
+      const aside = `${at}.${process.pid}`;
+      writeFileSync(aside, script.createCachedData());
+      renameSync(aside, at);
+    } catch { /* a read-only install: every start compiles, as without a cache */ }
+  }
 }
 
 type Run = (rest: string[]) => Promise<number>;

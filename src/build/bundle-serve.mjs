@@ -13,11 +13,15 @@
 // the module would have beside the bundle (both live in dist/), so files found relative to a module
 // (schemas, the view page) are found the same way. The build refuses a static import cycle and
 // checks every module's export names against the module itself, as bundle-hook.mjs does.
-import { writeFileSync, readFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { dirname, join, relative, resolve, sep } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { BundleError, compact, moduleCode, readModule } from './bundle-hook.mjs';
+
+/** The folder under dist/ where src/main.cts keeps V8's code cache of the two files. */
+const CODE_CACHE_DIR = '.code-cache';
 
 const DIST = resolve(fileURLToPath(new URL('../../dist/', import.meta.url)));
 
@@ -105,8 +109,14 @@ export async function writeServeBundle(entry, root, startName, restName) {
     const ours = [...mod.exports.map(([, e]) => e), ...mod.reexports.flatMap((r) => r.names.map(([, e]) => e))].sort();
     if (real.join() !== ours.join()) throw new BundleError(`${file}: exports ${real.join(', ')}, the bundle read ${ours.join(', ')}`);
   }
-  writeFileSync(join(root, startName), compact(start));
-  writeFileSync(join(root, restName), compact(rest));
+  // Both files open with the same build id, the sha256 of their text: src/main.cts names its V8
+  // code cache by it, so a cache made for other text is never used (V8 itself checks only the
+  // text's length). A new build drops the caches of the old one.
+  const texts = [compact(start), compact(rest)];
+  const id = createHash('sha256').update(texts[0]).update('\0').update(texts[1]).digest('hex').slice(0, 16);
+  writeFileSync(join(root, startName), `// build ${id}\n${texts[0]}`);
+  writeFileSync(join(root, restName), `// build ${id}\n${texts[1]}`);
+  rmSync(join(root, CODE_CACHE_DIR), { recursive: true, force: true });
   const entryExports = Object.keys(await import(pathToFileURL(entry).href)).sort();
   const bundled = createRequire(import.meta.url)(join(root, startName));
   if (Object.keys(bundled).sort().join() !== entryExports.join()) throw new BundleError(`${startName} gives ${Object.keys(bundled).join(', ')}, the entry ${entryExports.join(', ')}`);

@@ -66,6 +66,7 @@ test('npm pack ships dist, schemas, README, docs and LICENSE, and no development
     || f.startsWith('dist/') || f.startsWith('schemas/') || (f.startsWith('docs/') && f.endsWith('.md'))));
   assert.deepEqual(stray, [], 'only what a user runs and reads (no src/, test/, bench/, .ci/, docs scripts, tarballs)');
   assert.deepEqual(files.filter((f) => f.startsWith('dist/.tsbuildinfo')), [], 'not the compiler\'s notes on what it built');
+  assert.deepEqual(files.filter((f) => f.startsWith('dist/.code-cache')), [], 'not the V8 code cache of the machine that packed it');
   assert.ok(files.some((f) => f.endsWith('.d.ts')), 'the client library ships its types');
   const license = readFileSync(join(REPO, 'LICENSE'), 'utf8');
   assert.match(license, /^MIT License/);
