@@ -54,10 +54,10 @@ async function hookModule(): Promise<typeof import('./cli/check-main.js')> {
  * src/build/bundle-serve.mjs after tsc), so a client's first answer waits for neither Node's ES
  * module loader nor thirty module reads; the ES modules themselves only where no bundle was built.
  */
-async function serveModules(): Promise<typeof import('./cli/serve-entry.js')> {
+async function serveModules(use: string): Promise<typeof import('./cli/serve-entry.js')> {
   const bundle = join(__dirname, 'serve.cjs');
   if (!existsSync(bundle)) return import('./cli/serve-entry.js');
-  return requireCached(bundle) as typeof import('./cli/serve-entry.js');
+  return requireCached(bundle, use) as typeof import('./cli/serve-entry.js');
 }
 
 // V8 flags the server sets while it runs (src/modes/regex-safety.ts when the modes load,
@@ -71,16 +71,22 @@ const RUNTIME_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-exper
 /** Scripts compiled without a usable cache, and where theirs goes. */
 const uncached: { script: import('node:vm').Script; at: string }[] = [];
 let flagsSet = false;
+/** Each bundle once per process, as require would: a second copy would have classes of its own. */
+const loadedBundles = new Map<string, { exports: unknown }>();
 
 /**
  * A bundle loaded as CommonJS through V8's code cache (Node 20 has no module compile cache):
  * compiling the two bundles' code was about a quarter of a server's CPU to its first answer and
  * through loading the modes, in every start. The cache lives in dist/.code-cache/, one file per
- * bundle, build (the id on the bundle's first line) and Node version and flags; a missing or
- * rejected one is written at exit, when the functions the run compiled are in it. A cache that
- * cannot be read or written only costs the compile it would have saved.
+ * bundle, build (the id on the bundle's first line), Node version and flags, and use (the
+ * subcommand; serve over stdio or HTTP): a missing or rejected one is written at exit, when the
+ * functions the run compiled are in it, and a cache V8 accepts is never written again, so each use
+ * keeps one made by a run of its own kind. A cache that cannot be read or written only costs the
+ * compile it would have saved.
  */
-function requireCached(file: string): unknown {
+function requireCached(file: string, use: string): unknown {
+  const done = loadedBundles.get(file);
+  if (done !== undefined) return done.exports;
   const { Script } = require('node:vm') as typeof import('node:vm');
   const source = readFileSync(file, 'utf8');
   const build = /^\/\/ build ([0-9a-f]{16})\n/.exec(source)?.[1];
@@ -92,7 +98,7 @@ function requireCached(file: string): unknown {
       const { setFlagsFromString } = require('node:v8') as typeof import('node:v8');
       for (const flag of RUNTIME_V8_FLAGS) setFlagsFromString(flag);
     }
-    at = join(dirname(file), '.code-cache', `${file.slice(dirname(file).length + 1)}-${build}-${runtimeKey()}.bin`);
+    at = join(dirname(file), '.code-cache', `${file.slice(dirname(file).length + 1)}-${build}-${runtimeKey()}-${use}.bin`);
     try { cachedData = readFileSync(at); } catch { /* none yet */ }
   }
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
@@ -104,8 +110,9 @@ function requireCached(file: string): unknown {
     }
   }
   const module = { exports: {} as unknown };
+  loadedBundles.set(file, module);
   const dir = dirname(file);
-  const req = (id: string): unknown => (id.startsWith('./') ? requireCached(join(dir, id)) : require(id));
+  const req = (id: string): unknown => (id.startsWith('./') ? requireCached(join(dir, id), use) : require(id));
   (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, req, module, file, dir);
   return module.exports;
 }
@@ -133,23 +140,26 @@ function writeCodeCaches(): void {
 type Run = (rest: string[]) => Promise<number>;
 const self = [process.execPath, MAIN_PATH];
 /** The subcommands: each loads its module only when run (the hook first of all must start fast). */
+/** A subcommand's module, from the bundle when there is one (see serve-entry.ts). */
+const cli = async <K extends keyof typeof import('./cli/serve-entry.js').commands>(name: K): Promise<Awaited<ReturnType<typeof import('./cli/serve-entry.js').commands[K]>>> =>
+  (await serveModules(name)).commands[name]() as Promise<Awaited<ReturnType<typeof import('./cli/serve-entry.js').commands[K]>>>;
 const COMMANDS: Readonly<Record<string, Run>> = {
-  modes: async (rest) => (await import('./cli/modes.js')).runModes(rest, io),
-  validate: async (rest) => (await import('./cli/validate.js')).runValidate(rest, io),
-  'export-mode': async (rest) => (await import('./cli/exchange.js')).runExportMode(rest, io),
-  'import-mode': async (rest) => (await import('./cli/exchange.js')).runImportMode(rest, io),
-  call: async (rest) => (await import('./cli/call.js')).runCall(rest, { ...io, selfCommand: self }),
-  'add-to-mcp-config': async (rest) => (await import('./cli/add-to-mcp-config.js')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self }),
-  demo: async (rest) => (await import('./cli/demo.js')).runDemo(rest, { ...io, selfCommand: self }),
-  'generate-config': async (rest) => (await import('./cli/generate-config.js')).runGenerateConfig(rest, io),
+  modes: async (rest) => (await cli('modes')).runModes(rest, io),
+  validate: async (rest) => (await cli('validate')).runValidate(rest, io),
+  'export-mode': async (rest) => (await cli('exchange')).runExportMode(rest, io),
+  'import-mode': async (rest) => (await cli('exchange')).runImportMode(rest, io),
+  call: async (rest) => (await cli('call')).runCall(rest, { ...io, selfCommand: self }),
+  'add-to-mcp-config': async (rest) => (await cli('addToMcpConfig')).runAddToMcpConfig(rest, { ...io, selfCommand: self, entryCommand: self }),
+  demo: async (rest) => (await cli('demo')).runDemo(rest, { ...io, selfCommand: self }),
+  'generate-config': async (rest) => (await cli('generateConfig')).runGenerateConfig(rest, io),
   hook: async (rest) => {
     const { runHook, readStdin } = await hookModule();
     return runHook(rest, { ...io, stdin: readStdin, stdinIsTerminal: isatty(0) });
   },
-  export: async (rest) => (await import('./cli/export.js')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
+  export: async (rest) => (await cli('export')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {
     if (rest.length > 0) return usageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-    io.out((await import('./cli/serve.js')).serveHelp(VERSION));
+    io.out((await serveModules('help')).serveHelp(VERSION));
     return 0;
   },
   serve: (rest) => serve(rest),
@@ -157,7 +167,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
 
 /** A top-level usage error in the form every subcommand uses; exit code 2. */
 async function usageError(message: string): Promise<number> {
-  io.err(`${(await import('./cli/options.js')).usageMessage('', message)}\n`);
+  io.err(`${(await cli('options')).usageMessage('', message)}\n`);
   return 2;
 }
 
@@ -165,14 +175,14 @@ async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === undefined || first.startsWith('-')) return serve(argv);
   if (Object.prototype.hasOwnProperty.call(COMMANDS, first)) return COMMANDS[first]!(rest);
-  const { meant } = await import('./cli/options.js');
+  const { meant } = await cli('options');
   return usageError(`unknown command ${JSON.stringify(first)}${meant(first, Object.keys(COMMANDS))}`);
 }
 
 async function serve(argv: string[]): Promise<number> {
   // Loaded here, not at the top: `hook` runs before every tool call of another agent and must
   // start as fast as Node itself, so the entry point pulls in the server only when it serves.
-  const { runReader, runWriter, Core, createLogger, parseServeArgs, serveHelp, checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, httpDoor, sessionFolderCheck, findProjectRoot, rootNotice } = await serveModules();
+  const { runReader, runWriter, Core, createLogger, parseServeArgs, serveHelp, checkProjectRoot, ConfigError, effectiveLogLevel, loadConfig, httpDoor, sessionFolderCheck, findProjectRoot, rootNotice } = await serveModules(argv.includes('--http') ? 'serve-http' : 'serve');
   let config;
   let args;
   try {
@@ -285,8 +295,8 @@ main(process.argv.slice(2)).then(
     process.exitCode = 1;
     // An error we raised on purpose (a file the OS would not let us write, say) already says what
     // and where in one line; only a bug earns a stack trace.
-    const { RpcError } = await import('./rpc/errors.js');
-    const { cliMessage } = await import('./cli/options.js');
+    // From the bundle the command ran from (the same module instances, so instanceof holds).
+    const { RpcError, cliMessage } = await serveModules(command === '' ? 'serve' : command);
     const text = err instanceof RpcError ? err.message : err instanceof Error ? (err.stack ?? err.message) : String(err);
     process.stderr.write(`${cliMessage(command === 'serve' ? '' : command, text)}\n`);
   },

@@ -19,7 +19,7 @@ export function charSet(ranges: Iterable<readonly [number, number]>): CharSet {
 }
 
 /** One code unit, or the units lo..hi. */
-export const units = (lo: number, hi = lo): CharSet => [[lo, hi]];
+export function units(lo: number, hi = lo): CharSet { return [[lo, hi]]; }
 
 export const union = (...sets: CharSet[]): CharSet => charSet(sets.flat());
 

@@ -74,6 +74,12 @@ export function openCodePlugin(agents: ReadonlyMap<string, string>, how: PluginT
 /** The decision file as the plugin names it: from the plugin's folder, up one, into roo-modes/. */
 const relativeToPlugin = (target: 'opencode' | 'kilo'): string => `../${DECISION_PATHS[target].split('/').slice(1).join('/')}`;
 
+/**
+ * The plugin's own module URL, spliced into the text below: the build's bundler rewrites every
+ * `import.meta.url` in the modules it bundles, text included.
+ */
+const META_URL = ['import', 'meta', 'url'].join('.');
+
 /** The in-process `asker`: loads the decision file on first use (again after a failure) and asks it. */
 const IN_PROCESS = String.raw`
 /**
@@ -84,8 +90,8 @@ async function loadDecider() {
   const [{ readFileSync }, { createHash }, { createRequire }, { fileURLToPath }] = await Promise.all([
     import('node:fs'), import('node:crypto'), import('node:module'), import('node:url'),
   ]);
-  const file = fileURLToPath(new URL(DECISION.file, import.meta.url));
-  const root = fileURLToPath(new URL('../..', import.meta.url)).replace(/[\\/]$/, '');
+  const file = fileURLToPath(new URL(DECISION.file, ${META_URL}));
+  const root = fileURLToPath(new URL('../..', ${META_URL})).replace(/[\\/]$/, '');
   let text;
   try {
     text = readFileSync(file, 'utf8');
@@ -96,7 +102,7 @@ async function loadDecider() {
   if (header < 0 || createHash('sha256').update(text.slice(header + 1), 'utf8').digest('hex') !== DECISION.sha256) {
     throw new Error(file + ' is not the decision code exported with this plugin (its content differs)');
   }
-  const code = createRequire(import.meta.url)(file);
+  const code = createRequire(${META_URL})(file);
   if (typeof code.createDecider !== 'function') throw new Error(file + ' gives no createDecider');
   return code.createDecider(root);
 }
@@ -150,8 +156,10 @@ function asker(directory) {
 `;
 
 /** What both kinds share: knowing each session's agent, and blocking on anything but "no objection". */
+// The plugin's export is spliced in (\${'export'}) so that no line of this module starts with
+// `export` inside the text: the build's bundler reads a module's exports line by line.
 const COMMON = String.raw`
-export const RooModesPlugin = async ({ directory } = {}) => {
+${'export'} const RooModesPlugin = async ({ directory } = {}) => {
   /** sessionID -> the agent of its latest model call (a session can change agent between turns). */
   const agentOf = new Map();
   const remember = async (input) => {

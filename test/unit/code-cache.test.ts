@@ -1,6 +1,7 @@
-// The serve bundles' V8 code cache (src/main.cts): made at the first exit, then used as it is by
-// later starts (a rejected cache would be written again, under a new inode), never trusted when it
-// is damaged, and made under the flags the server sets while it runs, whatever the transport.
+// The bundles' V8 code cache (src/main.cts): made at the first exit of each use (serve over stdio or
+// HTTP, each other subcommand), then used as it is by later runs (a rejected cache would be written
+// again, under a new inode), never trusted when it is damaged, and made under the flags the server
+// sets while it runs.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
@@ -46,7 +47,7 @@ test('the first start writes one cache per bundle, named by the build; the next 
   const first = cached(root);
   const build = /^\/\/ build ([0-9a-f]{16})\n/.exec(readFileSync(join(root, 'dist', 'serve.cjs'), 'utf8'))?.[1];
   assert.ok(build, 'the bundle opens with its build id');
-  assert.deepEqual([...first.keys()].map((n) => n.replace(/-v\d+\.\d+\.\d+-[0-9a-f]{8}\.bin$/, '')).sort(), [`serve-rest.cjs-${build}`, `serve.cjs-${build}`]);
+  assert.deepEqual([...first.keys()].map((n) => n.replace(/-v\d+\.\d+\.\d+-[0-9a-f]{8}-serve\.bin$/, '')).sort(), [`serve-rest.cjs-${build}`, `serve.cjs-${build}`]);
   serveOnce(root);
   serveOnce(root);
   assert.deepEqual(cached(root), first, 'V8 accepted both caches: neither was written again');
@@ -80,7 +81,7 @@ test('a damaged cache is not trusted: the server answers as usual and writes a g
   assert.deepEqual(cached(root), mended, 'and the new one is used');
 });
 
-test('an HTTP server makes and uses the same caches: the flags it sets while serving are set before its bundles compile', async (t) => {
+test('an HTTP server keeps caches of its own and uses them: the flags it sets while serving are set before its bundles compile', async (t) => {
   const root = buildCopy(t);
   const runHttp = async (): Promise<void> => {
     const home = mkdtempSync(join(root, 'home-'));
@@ -104,10 +105,34 @@ test('an HTTP server makes and uses the same caches: the flags it sets while ser
   };
   await runHttp();
   const first = cached(root);
-  assert.equal(first.size, 2);
+  assert.deepEqual([...first.keys()].filter((n) => n.endsWith('-serve-http.bin')).length, 2, [...first.keys()].join(', '));
   await runHttp();
+  assert.deepEqual(cached(root), first, 'the second HTTP server used what the first made');
   serveOnce(root);
-  assert.deepEqual(cached(root), first, 'neither the HTTP server nor a stdio one rejected what the first made');
+  const withStdio = cached(root);
+  assert.equal(withStdio.size, 4, 'a stdio server made its own');
+  for (const [name, at] of first) assert.equal(withStdio.get(name), at, `${name} untouched by the stdio server`);
+});
+
+test('each subcommand keeps caches of its own: a server started after an export does not get one made by the export', (t) => {
+  const root = buildCopy(t);
+  const project = mkdtempSync(join(root, 'project-'));
+  writeFileSync(join(project, '.roomodes'), JSON.stringify({ customModes: [{ slug: 'docs', name: 'Docs', roleDefinition: 'Writes docs.', groups: ['read'] }] }));
+  const exportOnce = (): void => {
+    const r = spawnSync(process.execPath, [join(root, 'dist', 'main.cjs'), 'export', '--to', 'claude-code', '--project-root', project, '--dry-run'], {
+      encoding: 'utf8', timeout: 30_000, cwd: project, env: { ...process.env, HOME: project, ROO_CONFIG_DIR: join(project, '.roo-code') },
+    });
+    assert.equal(r.status, 0, r.stderr);
+    assert.match(r.stdout, /would write: .*\.claude\/agents\/docs\.md/);
+  };
+  exportOnce();
+  const afterExport = cached(root);
+  assert.deepEqual([...afterExport.keys()].map((n) => /-(\w+)\.bin$/.exec(n)?.[1]), ['export', 'export']);
+  exportOnce();
+  serveOnce(root);
+  const all = cached(root);
+  assert.equal(all.size, 4);
+  for (const [name, at] of afterExport) assert.equal(all.get(name), at, `${name} used as it was`);
 });
 
 test('every V8 flag src/ sets while serving is among those src/main.cts sets before compiling', () => {
