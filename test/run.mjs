@@ -42,10 +42,10 @@ try {
   mkdirSync(join(machineTemp, tsxCache), { recursive: true, mode: 0o700 });
   symlinkSync(join(machineTemp, tsxCache), join(testTemp, tsxCache));
 } catch { /* a platform without links, or a temp folder we cannot write: tsx makes its own */ }
-// Every TypeScript file of src/ and test/ is compiled once here, into a cache the test processes
+// The TypeScript the test files import is compiled once here, into a cache the test processes
 // only read (test/ts): a process per test file each starting tsx cost about 0.3 s of CPU.
 const tsCache = cacheDir();
-compileAll(tsCache, ['src', 'test']);
+compileAll(tsCache, files);
 const env = { ...process.env, ROO_TEST_FILE_COUNT: String(files.length), TMPDIR: testTemp, TMP: testTemp, TEMP: testTemp, ROO_TEST_TS_CACHE: tsCache };
 delete env.NODE_TEST_CONTEXT;
 // Most files spend their time waiting on the processes and sockets they test, not computing: two

@@ -3,10 +3,10 @@
 // entry is never stale: an edit is a new name. Shared by test/run.mjs, which compiles every file
 // once before the run, and the loader hooks, which only read (and compile what was not there).
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { dirname, join, resolve } from 'node:path';
 
 const require = createRequire(import.meta.url);
 const SCHEME = 1;
@@ -58,20 +58,32 @@ export function compile(file, source) {
   return out.outputText;
 }
 
-/** Compiles every .ts file under ROOTS that the cache lacks (one process, before the tests start). */
-export function compileAll(dir, roots) {
-  const walk = (d) => {
-    let names;
-    try { names = readdirSync(d, { withFileTypes: true }); } catch { return; }
-    for (const e of names) {
-      const p = join(d, e.name);
-      if (e.isDirectory()) { if (e.name !== 'node_modules') walk(p); continue; }
-      if (!/\.m?ts$/.test(e.name) || e.name.endsWith('.d.ts')) continue;
-      const file = resolve(p);
-      const source = readFileSync(file, 'utf8');
+/**
+ * Compiles what the cache lacks of the TypeScript files ENTRIES import, directly or not (relative
+ * imports, `./x.js` naming `./x.ts`), in this one process before the tests start: each test process
+ * then only reads. A file this scan misses is compiled by the first process that loads it.
+ */
+export function compileAll(dir, entries) {
+  const seen = new Set();
+  const visit = (file) => {
+    if (seen.has(file)) return;
+    seen.add(file);
+    let source;
+    try { source = readFileSync(file, 'utf8'); } catch { return; }
+    if (/\.m?ts$/.test(file) && !file.endsWith('.d.ts')) {
       const at = entryPath(dir, file, source);
       if (!existsSync(at)) keep(dir, at, compile(file, source));
     }
+    for (const m of source.matchAll(IMPORTED)) {
+      const spec = m[1] ?? m[2];
+      if (!spec.startsWith('.')) continue;
+      const target = resolve(dirname(file), spec);
+      const ts = target.replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
+      visit(ts !== target && existsSync(ts) ? ts : target);
+    }
   };
-  for (const r of roots) walk(r);
+  for (const e of entries) visit(resolve(e));
 }
+
+/** `from '…'`, `import '…'` and `import('…')` with a literal specifier. */
+const IMPORTED = /(?:\bfrom\s*|\bimport\s*)['"]([^'"\n]+)['"]|\bimport\(\s*['"]([^'"\n]+)['"]\s*\)/g;
