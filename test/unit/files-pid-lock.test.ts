@@ -179,7 +179,7 @@ test('separate processes racing over locks left by dead owners never hold one at
       writeFileSync(${JSON.stringify(path)}, ${JSON.stringify(dead)});
     }`;
   const runs = Array.from({ length: 4 }, () => new Promise<number | null>((resolve, reject) => {
-    const p = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', child], { stdio: ['ignore', 'ignore', 'inherit'] });
+    const p = spawn(process.execPath, ['--import', new URL('../ts/register.mjs', import.meta.url).href, '--input-type=module', '-e', child], { stdio: ['ignore', 'ignore', 'inherit'] });
     p.on('error', reject);
     p.on('exit', (code) => resolve(code));
   }));

@@ -91,7 +91,7 @@ test('the cleanup timer never keeps the process alive', () => {
     const store = new LocalSessionStore({ timeoutSeconds: 60, cleanupIntervalSeconds: 1, persistenceDir: null, log });
     await store.init();
     await store.create({ modeSlug: 'code' });`;
-  const r = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { timeout: 20_000, encoding: 'utf8' });
+  const r = spawnSync(process.execPath, ['--import', new URL('../ts/register.mjs', import.meta.url).href, '--input-type=module', '-e', script], { timeout: 20_000, encoding: 'utf8' });
   assert.equal(r.signal, null, 'the child had to be killed: something kept it alive');
   assert.equal(r.status, 0, r.stderr);
 });
