@@ -1,7 +1,7 @@
 // node:test reporter for test/run.mjs: one line per test file, failures in full (with that file's
 // output), each skip reason once, and last the plain line `N passed, N failed, N skipped`.
 // It only formats events; it never decides the exit code (test/run.mjs does, from that line).
-import { basename, relative, resolve } from 'node:path';
+import { basename, join, relative, resolve } from 'node:path';
 import { inspect } from 'node:util';
 
 /** Counts the per-file lines and the summary share; suites and file wrappers are not tests. */
@@ -11,10 +11,16 @@ function plural(n, word) { return `${n} ${word}${n === 1 ? '' : 's'}`; }
 function summary(c) { return `${c.passed} passed, ${c.failed} failed, ${c.skipped} skipped`; }
 function indent(text, pad) { return text.replace(/\n*$/, '').split('\n').map((l) => pad + l).join('\n'); }
 
-/** The file a test event belongs to, as an absolute path (Node 22+ gives stdout events a relative `file`). */
+/** test/run.mjs runs compiled copies of the .ts files from a folder of its own: that folder and the repository it mirrors. */
+const [compiledTree, compiledFrom] = (process.env.ROO_TEST_COMPILED ?? '').split('\n');
+
+/** The file a test event belongs to, as an absolute path (Node 22+ gives stdout events a relative `file`); a compiled copy as its .ts file. */
 function fileOf(data) {
   const f = data.entryFile ?? data.file;
-  return typeof f === 'string' ? resolve(f.startsWith('file://') ? new URL(f).pathname : f) : undefined;
+  if (typeof f !== 'string') return undefined;
+  const path = resolve(f.startsWith('file://') ? new URL(f).pathname : f);
+  if (!compiledTree || !path.startsWith(`${compiledTree}/`)) return path;
+  return join(compiledFrom, path.slice(compiledTree.length + 1)).replace(/\.js$/, '.ts').replace(/\.mjs$/, '.mts');
 }
 
 /** The runner's own event for a whole file, named by its path (absolute or relative, by Node version); never with entryFile. */
@@ -111,7 +117,7 @@ export default async function* report(source) {
     if (type === 'test:pass') { rec.counts.passed++; continue; }
     rec.counts.failed++;
     const error = data.details?.error;
-    // Positions in TypeScript files are tsx's compiled output, not the source: the stack below has them.
+    // Positions in TypeScript files are the compiled code's, not the source's: the stack below has them.
     const at = path.endsWith('.ts') ? '' : `:${data.line}:${data.column}`;
     const title = `${[...rec.names.slice(0, data.nesting), data.name].join(' › ')}  (${relative(process.cwd(), path)}${at})`;
     // A parent whose subtests failed adds nothing to what those subtests print.
