@@ -5,10 +5,11 @@
 // CommonJS (dist/main.cjs, the package's bin) on purpose: an ES module entry makes Node start its
 // module loader, about 8 ms before any of our code runs, and `hook` runs before every tool call
 // it guards. Everything but the hook is still ES modules, loaded with import() when asked for.
-import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, type WriteStream } from 'node:fs';
+import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
 import { isatty } from 'node:tty';
+import { Script } from 'node:vm';
 import type { LogSink } from './log.js';
 
 // stdout belongs to the writer: anything printed through console goes to stderr instead.
@@ -69,15 +70,15 @@ async function serveModules(use: string): Promise<typeof import('./cli/serve-ent
 const RUNTIME_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-experimental-regexp-engine-on-excessive-backtracks', '--expose-gc', '--verify-snapshot-checksum'];
 
 /** Scripts compiled without a usable cache, and where theirs goes. */
-const uncached: { script: import('node:vm').Script; at: string }[] = [];
+const uncached: { script: Script; at: string }[] = [];
 let flagsSet = false;
 /** Each bundle once per process, as require would: a second copy would have classes of its own. */
 const loadedBundles = new Map<string, { exports: unknown }>();
 
 /**
  * A bundle loaded as CommonJS through V8's code cache (Node 20 has no module compile cache):
- * compiling the two bundles' code was about a quarter of a server's CPU to its first answer and
- * through loading the modes, in every start. The cache lives in dist/.code-cache/, one file per
+ * compiling the two bundles' code was about a quarter of a server's CPU from its start through
+ * loading the modes, in every start. The cache lives in dist/.code-cache/, one file per
  * bundle, build (the id on the bundle's first line), Node version and flags, and use (the
  * subcommand; serve over stdio or HTTP): a missing or rejected one is written at exit, when the
  * functions the run compiled are in it, and a cache V8 accepts is never written again, so each use
@@ -87,7 +88,6 @@ const loadedBundles = new Map<string, { exports: unknown }>();
 function requireCached(file: string, use: string): unknown {
   const done = loadedBundles.get(file);
   if (done !== undefined) return done.exports;
-  const { Script } = require('node:vm') as typeof import('node:vm');
   const source = readFileSync(file, 'utf8');
   const build = /^\/\/ build ([0-9a-f]{16})\n/.exec(source)?.[1];
   let at: string | undefined;
@@ -126,7 +126,6 @@ function runtimeKey(): string {
 
 /** At exit: each cache that was missing or rejected, written aside and renamed into place. */
 function writeCodeCaches(): void {
-  const { renameSync, writeFileSync } = require('node:fs') as typeof import('node:fs');
   for (const { script, at } of uncached) {
     try {
       mkdirSync(dirname(at), { recursive: true });
@@ -139,10 +138,10 @@ function writeCodeCaches(): void {
 
 type Run = (rest: string[]) => Promise<number>;
 const self = [process.execPath, MAIN_PATH];
-/** The subcommands: each loads its module only when run (the hook first of all must start fast). */
 /** A subcommand's module, from the bundle when there is one (see serve-entry.ts). */
 const cli = async <K extends keyof typeof import('./cli/serve-entry.js').commands>(name: K): Promise<Awaited<ReturnType<typeof import('./cli/serve-entry.js').commands[K]>>> =>
   (await serveModules(name)).commands[name]() as Promise<Awaited<ReturnType<typeof import('./cli/serve-entry.js').commands[K]>>>;
+/** The subcommands: each loads its module only when run (the hook first of all must start fast). */
 const COMMANDS: Readonly<Record<string, Run>> = {
   modes: async (rest) => (await cli('modes')).runModes(rest, io),
   validate: async (rest) => (await cli('validate')).runValidate(rest, io),
