@@ -3,7 +3,7 @@
 // stays the last line printed. Protocol tests spawn the built server: build first (`npm test` does).
 // Exit 1 when a test failed, node:test itself failed, or no test ran; it never builds anything.
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, isAbsolute, join, relative, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -15,7 +15,7 @@ const COMPILED = '.compiled';
 
 // npm test's tiers, the long-running one first, so that no long file starts last and runs alone at
 // the end. test/robustness (stress, crashes, signals, hostile input) is a run of its own,
-// `npm run test:robustness`, which CI runs too: with it the suite passed its 3-minute budget.
+// `npm run test:robustness`, which CI runs too: with it npm test went well past its 3-minute budget.
 const roots = process.argv.length > 2 ? process.argv.slice(2) : ['test/protocol', 'test/unit'];
 const files = [];
 const walk = (p) => {
@@ -36,18 +36,11 @@ if (files.length === 0) {
 const reporter = new URL('./reporter.mjs', import.meta.url).href;
 // A run started from inside a test (test/unit/test-runner.test.ts) is a run of its own, not part of the outer one.
 // The tests get a temp folder of their own, so that whatever one leaves behind is seen (and
-// reported below) rather than piling up in the machine's. tsx keeps its compile cache in the
-// machine's temp folder as before (a link), so runs still share it; the link's target is made
-// first, since tsx cannot make a folder through a dangling link (a fresh machine failed every file).
-const machineTemp = tmpdir();
-const testTemp = mkdtempSync(join(machineTemp, 'rms-test-run-'));
+// reported below) rather than piling up in the machine's. The compile cache stays in the machine's
+// (cacheDir(), named to the tests as ROO_TEST_TS_CACHE), so runs share it.
+const testTemp = mkdtempSync(join(tmpdir(), 'rms-test-run-'));
 // Open to every user as the machine's temp folder is (sticky): some tests run the server as another user.
 chmodSync(testTemp, 0o1777);
-const tsxCache = `tsx-${process.getuid?.() ?? 'user'}`;
-try {
-  mkdirSync(join(machineTemp, tsxCache), { recursive: true, mode: 0o700 });
-  symlinkSync(join(machineTemp, tsxCache), join(testTemp, tsxCache));
-} catch { /* a platform without links, or a temp folder we cannot write: tsx makes its own */ }
 // The test files and the TypeScript they import are compiled here (test/ts/cache.mjs keeps each
 // file's JavaScript by content) and laid out in a folder of the run's own, mirroring the
 // repository, so that each test process runs plain JavaScript: a process per test file starting
@@ -94,7 +87,7 @@ if (!m && held !== undefined) process.stdout.write(held + '\n');
 if (!counted) problems.push('the reporter printed no summary line');
 else if (counted.passed + counted.failed === 0) problems.push('no test ran');
 if (status !== 0 && counted && counted.failed === 0) problems.push(`node --test exited with ${signal ?? `status ${status}`} although no test failed`);
-const leftovers = readdirSync(testTemp).filter((name) => name !== tsxCache && name !== COMPILED);
+const leftovers = readdirSync(testTemp).filter((name) => name !== COMPILED);
 if (leftovers.length > 0) problems.push(`the tests left ${leftovers.length} thing(s) in their temp folder: ${leftovers.slice(0, 5).join(', ')}${leftovers.length > 5 ? ', …' : ''}`);
 rmSync(testTemp, { recursive: true, force: true });
 for (const p of problems) process.stdout.write(`test/run.mjs: ${p}\n`);

@@ -18,7 +18,7 @@ export function cacheDir() {
   return process.env.ROO_TEST_TS_CACHE || join(tmpdir(), `rms-ts-${process.getuid?.() ?? 'user'}`);
 }
 
-export function entryPath(dir, file, source) {
+function entryPath(dir, file, source) {
   const h = createHash('sha1').update(`${compilerVersion}\0${SCHEME}\0${file}\0`).update(source).digest('hex');
   return join(dir, `${h}.js`);
 }
@@ -32,7 +32,7 @@ export function compiledText(dir, file, source) {
   return text;
 }
 
-export function keep(dir, at, text) {
+function keep(dir, at, text) {
   mkdirSync(dir, { recursive: true, mode: 0o700 });
   // Written aside and renamed, so that a process reading the entry meanwhile sees all or nothing.
   const aside = `${at}.${process.pid}.${Math.random().toString(36).slice(2)}`;
