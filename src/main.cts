@@ -8,7 +8,6 @@
 import { closeSync, createWriteStream, existsSync, mkdirSync, openSync, readFileSync, renameSync, writeFileSync, type WriteStream } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { homedir } from 'node:os';
-import { isatty } from 'node:tty';
 import { Script } from 'node:vm';
 import type { LogSink } from './log.js';
 
@@ -28,12 +27,20 @@ type Io = { out(text: string): void; err(text: string): void; env: NodeJS.Proces
  * own exit code and their files written, and print nothing more. `serve` adds its own listener.
  */
 const stdoutClosed = new AbortController();
-process.stdout.on('error', (err: NodeJS.ErrnoException) => {
-  if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.stderr.write(`roo-modes-server: cannot write to stdout: ${err.message}\n`);
-  stdoutClosed.abort();
-});
+/** Listened to from the first write on: setting up process.stdout loads Node's stream modules, which `hook` does without. */
+let stdoutWatched = false;
+function stdout(): NodeJS.WriteStream {
+  if (!stdoutWatched) {
+    stdoutWatched = true;
+    process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+      if (err.code !== 'EPIPE' && err.code !== 'ERR_STREAM_DESTROYED') process.stderr.write(`roo-modes-server: cannot write to stdout: ${err.message}\n`);
+      stdoutClosed.abort();
+    });
+  }
+  return process.stdout;
+}
 const io: Io = {
-  out: (text) => { if (!stdoutClosed.signal.aborted) process.stdout.write(text); },
+  out: (text) => { const out = stdout(); if (!stdoutClosed.signal.aborted) out.write(text); },
   err: (text) => { process.stderr.write(text); },
   env: process.env,
 };
@@ -117,10 +124,13 @@ function requireCached(file: string, use: string): unknown {
   return module.exports;
 }
 
-/** What V8 checks a cache against besides the text: its version (with the machine kind) and the flags this process started with. */
+/**
+ * What V8 checks a cache against besides the text: its version (with the machine kind) and the flags
+ * this process started with; and the Node binary itself, since two builds of one version may differ.
+ */
 function runtimeKey(): string {
   let h = 0x811c9dc5;
-  for (const ch of `${process.version}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  for (const ch of `${process.version}\0${process.execPath}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
   return `${process.version}-${h.toString(16).padStart(8, '0')}`;
 }
 
@@ -152,8 +162,9 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   demo: async (rest) => (await cli('demo')).runDemo(rest, { ...io, selfCommand: self }),
   'generate-config': async (rest) => (await cli('generateConfig')).runGenerateConfig(rest, io),
   hook: async (rest) => {
-    const { runHook, readStdin } = await hookModule();
-    return runHook(rest, { ...io, stdin: readStdin, stdinIsTerminal: isatty(0) });
+    // The check's own ways to stdout and stdin (src/cli/check-main.ts), which spare the hook Node's stream modules.
+    const { runHook, readStdin, writeOut, stdinIsTerminal } = await hookModule();
+    return runHook(rest, { ...io, out: writeOut, stdin: readStdin, stdinIsTerminal: stdinIsTerminal() });
   },
   export: async (rest) => (await cli('export')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {
@@ -241,7 +252,7 @@ async function serve(argv: string[]): Promise<number> {
   const { processor, incoming, outgoing } = conn;
 
   // A closed stdout (EPIPE) means the client is gone: stop quietly.
-  process.stdout.on('error', () => { stop.abort(); });
+  stdout().on('error', () => { stop.abort(); });
   // A signal ends the input like EOF does; the processor then drains with a short grace (in-flight
   // work is told to stop after two seconds, and its answers still go out). If the client is not
   // reading stdout, answers cannot drain: once stdout has taken nothing for two seconds while

@@ -94,8 +94,8 @@ export function moduleCode(mod, target) {
   return `${head.join('\n')}\n${body}\nreturn { ${given.join(', ')} };`;
 }
 
-/** Every module reachable from the entry, each once, keyed by absolute path. */
-function collect(entry, root) {
+/** Every module reachable from the entry, each once, keyed by absolute path; `instead` maps a built-in to a module that stands for it. */
+function collect(entry, root, instead) {
   const modules = new Map();
   const visit = (file, stack) => {
     if (stack.includes(file)) throw new BundleError(`import cycle: ${[...stack, file].map((f) => relative(root, f)).join(' → ')}`);
@@ -103,15 +103,32 @@ function collect(entry, root) {
     const mod = readModule(file);
     modules.set(file, mod);
     const deps = [...mod.imports.map((i) => i.from), ...mod.reexports.map((r) => r.from), ...mod.lazy];
-    for (const spec of deps) if (spec.startsWith('.')) visit(resolve(dirname(file), spec), [...stack, file]);
+    for (const spec of deps) {
+      if (spec.startsWith('.')) visit(resolve(dirname(file), spec), [...stack, file]);
+      else if (instead[spec] !== undefined) visit(instead[spec], [...stack, file]);
+    }
   };
   visit(entry, []);
   return modules;
 }
 
-/** The bundle's text for `entry` (whose exports `names` it re-exports), and the modules it holds. */
-export function bundle(entry, names, root = dirname(entry)) {
-  const modules = collect(entry, root);
+/**
+ * The bundle's text for `entry` (whose exports `names` it re-exports, or which `tail` ends instead),
+ * and the modules it holds. `instead` maps a built-in ('node:…') to the file of a module that stands
+ * for it here: it must give every name that is imported from the built-in.
+ */
+export function bundle(entry, names, root = dirname(entry), { instead = {}, tail } = {}) {
+  const modules = collect(entry, root, instead);
+  for (const [spec, file] of Object.entries(instead)) {
+    const gives = new Set(modules.get(file)?.exports.map(([, e]) => e) ?? []);
+    for (const [from, mod] of modules) {
+      if (mod.lazy.includes(spec)) throw new BundleError(`${relative(root, from)}: ${spec} is imported lazily, and stands in for it only statically`);
+      for (const i of mod.imports.filter((im) => im.from === spec)) {
+        if (i.namespace !== undefined) throw new BundleError(`${relative(root, from)}: import * from ${spec}, which ${relative(root, file)} stands in for: name what is used`);
+        for (const [name] of i.names) if (!gives.has(name)) throw new BundleError(`${relative(root, from)} imports ${name} from ${spec}, which ${relative(root, file)} (standing in for it) does not give`);
+      }
+    }
+  }
   const id = new Map([...modules.keys()].map((f, i) => [f, `__m${i}`]));
   const builtins = new Map(); // 'node:fs' → '__node_fs'
   const builtin = (spec) => {
@@ -121,7 +138,7 @@ export function bundle(entry, names, root = dirname(entry)) {
   };
   const parts = [];
   for (const [file, mod] of modules) {
-    const target = (spec) => (spec.startsWith('.') ? `${id.get(resolve(dirname(file), spec))}()` : builtin(spec));
+    const target = (spec) => (spec.startsWith('.') ? `${id.get(resolve(dirname(file), spec))}()` : instead[spec] !== undefined ? `${id.get(instead[spec])}()` : builtin(spec));
     parts.push(`// ${relative(root, file)}\nconst ${id.get(file)} = once(() => {\n${moduleCode(mod, target)}\n});`);
   }
   const header = [
@@ -130,7 +147,8 @@ export function bundle(entry, names, root = dirname(entry)) {
     ...[...builtins].map(([spec, name]) => `const ${name} = require('${spec}');`),
     'const once = (run) => { let done = null; return () => (done ??= run()); };',
   ];
-  const text = `${header.join('\n')}\n${parts.join('\n')}\nconst { ${names.join(', ')} } = ${id.get(entry)}();\nmodule.exports = { ${names.join(', ')} };\n`;
+  const end = tail ?? `module.exports = { ${names.join(', ')} };\n`;
+  const text = `${header.join('\n')}\n${parts.join('\n')}\nconst { ${names.join(', ')} } = ${id.get(entry)}();\n${end}`;
   return { text, modules };
 }
 
@@ -138,8 +156,8 @@ export function bundle(entry, names, root = dirname(entry)) {
  * Writes the bundle to `out`, after checking that each module gives exactly the names the module
  * itself exports; `finish` may turn the text into the file's (the check file's code and header).
  */
-export async function writeBundle(entry, names, out, finish = (text) => text) {
-  const { text, modules } = bundle(entry, names, dirname(out));
+export async function writeBundle(entry, names, out, finish = (text) => text, instead = {}) {
+  const { text, modules } = bundle(entry, names, dirname(out), { instead });
   for (const [file, mod] of modules) {
     const real = Object.keys(await import(pathToFileURL(file).href)).sort();
     const ours = [...mod.exports.map(([, e]) => e), ...mod.reexports.flatMap((r) => r.names.map(([, e]) => e))].sort();
@@ -181,15 +199,40 @@ export function compact(text) {
 }
 
 /**
- * The code with ROO_MODES_CODE_ID defined on its second line (after "use strict"): the sha256 of
- * the rest, which names the build whose parsed mode files the hook may reuse (src/cli/hook.ts).
+ * `code` with every character past ASCII written as its \uXXXX escape, which means the same everywhere
+ * in a program without comments (string, template and regex literals, names) except in the raw text
+ * of a tagged template: those are refused. The check's code is then one byte per character, which
+ * Node reads and V8 scans faster (and U+2028/U+2029, which would end a comment line, cannot be in it).
  */
-export function withCodeId(code) {
-  const first = code.indexOf('\n');
-  const head = code.slice(0, first + 1);
-  if (!/^["']use strict["'];\n$/.test(head)) throw new BundleError('the compact bundle does not start with "use strict"');
-  const rest = code.slice(first + 1);
-  return `${head}const ROO_MODES_CODE_ID = "${createHash('sha256').update(rest, 'utf8').digest('hex')}";\n${rest}`;
+export function asciiOnly(code) {
+  const source = ts.createSourceFile('code.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const visit = (node) => {
+    if (ts.isTaggedTemplateExpression(node) && /[^\0-\x7f]/.test(node.template.getText(source))) {
+      throw new BundleError(`a tagged template holds characters past ASCII, whose raw text an escape would change: ${node.getText(source).slice(0, 80)}`);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  if (/\\[^\0-\x7f]/.test(code)) throw new BundleError('a character past ASCII follows a backslash, which its escape would change');
+  return code.replace(/[^\0-\x7f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
+}
+
+/**
+ * The self-contained check's code (what follows the vendored header): "use strict", ROO_MODES_CODE_ID
+ * (the sha256 of the check's code, which names the build whose parsed mode files the hook may reuse,
+ * src/cli/hook.ts), the loader (`loader`, src/hook/check-loader.ts), and then the check's code
+ * (`code`) with `mark` before each line: Node's compile of the file takes those lines for comments,
+ * and the loader takes them back and compiles them once, through V8's code cache.
+ */
+export function checkFileCode(text, loader, mark) {
+  const code = asciiOnly(text);
+  if (code.includes('\r')) throw new BundleError("the check's code holds a carriage return, which would end its comment line early");
+  if (!code.endsWith('\n')) throw new BundleError("the check's code does not end with a newline");
+  const first = loader.indexOf('\n');
+  if (!/^["']use strict["'];$/.test(loader.slice(0, first))) throw new BundleError('the compact loader does not start with "use strict"');
+  const note = `// The check's code follows, each line behind "${mark}": Node's compile of this file skips comments, and the code above compiles these lines once, through V8's code cache (in $XDG_CACHE_HOME or ~/.cache, roo-modes-server/hook-code).\n`;
+  const lines = code.slice(0, -1).split('\n').map((line) => `${mark}${line}\n`).join('');
+  return `${loader.slice(0, first + 1)}const ROO_MODES_CODE_ID = "${createHash('sha256').update(code, 'utf8').digest('hex')}";\n${loader.slice(first + 1)}${note}${lines}`;
 }
 
 /**
@@ -200,21 +243,23 @@ export function withCodeId(code) {
  * runs inside the agent.
  */
 const BUNDLES = [
-  { kind: 'check', entry: join('cli', 'check-main.js'), names: ['runHook', 'readStdin', 'runCheckFile'], compact: true },
-  { kind: 'decision', entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], compact: false },
+  { kind: 'check', entry: join('cli', 'check-main.js'), names: ['runHook', 'readStdin', 'runCheckFile', 'writeOut', 'stdinIsTerminal'], compact: true, instead: { 'node:fs/promises': join(DIST, 'hook', 'sync-fs-promises.js') } },
+  { kind: 'decision', entry: join('cli', 'plugin-decision.js'), names: ['createDecider'], compact: false, instead: {} },
 ];
 
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // Built by tsc just before: the header has one owner, the module export reads it with.
   const { VENDORED, vendoredText } = await import(pathToFileURL(join(DIST, 'export', 'vendored.js')).href);
+  const { BODY_MARK } = await import(pathToFileURL(join(DIST, 'hook', 'check-loader.js')).href);
+  const loader = compact(bundle(join(DIST, 'hook', 'check-loader.js'), ['runCheckBody'], DIST, { tail: 'runCheckBody(__filename, module, require, ROO_MODES_CODE_ID);\n' }).text);
   const { version } = JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8'));
   // Required by dist/main.cjs the check only gives its functions; run by node itself it is the hook.
   const run = 'if (require.main === module) runCheckFile(process.argv.slice(2));\n';
   for (const b of BUNDLES) {
     const out = join(DIST, VENDORED[b.kind].bundle);
     try {
-      const finish = b.compact ? (text) => vendoredText(b.kind, version, withCodeId(compact(text + run))) : (text) => vendoredText(b.kind, version, text);
-      const count = await writeBundle(join(DIST, b.entry), b.names, out, finish);
+      const finish = b.compact ? (text) => vendoredText(b.kind, version, checkFileCode(compact(text + run), loader, BODY_MARK)) : (text) => vendoredText(b.kind, version, text);
+      const count = await writeBundle(join(DIST, b.entry), b.names, out, finish, b.instead);
       process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules (${readFileSync(out).length} bytes)\n`);
     } catch (err) {
       process.stderr.write(`bundle-hook: ${VENDORED[b.kind].bundle}: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -1,7 +1,7 @@
 // `roo-modes-server hook claude-code|cursor`: enforces a mode inside Claude Code, VS Code's agent
 // hooks and Cursor by answering one pre-tool event. Fails closed (exit 2) on anything it cannot judge.
 import { homedir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { resolve } from 'node:path';
 import { findProjectRoot } from '../paths/project-root.js';
 import { loadCatalogue, readModeLayer, type Catalogue, type LayerCache } from '../modes/catalogue.js';
 import { loadOneMode } from '../modes/one-mode.js';
@@ -10,6 +10,7 @@ import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
 import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { orphanedAgent } from '../hook/exported-agent.js';
+import { hookCacheFolder } from '../hook/cache-folder.js';
 import { fileLayerCache } from '../hook/layer-cache.js';
 import { expandHome, meant, readCommand, type Command, type Option, type Values } from './options.js';
 
@@ -142,7 +143,7 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
   const projectRoot = rootNamed !== undefined ? resolve(expandHome(rootNamed, env))
     : findProjectRoot(eventFolder!, { homeDir: env.HOME || homedir() }).root;
   const layerCache = CODE_ID === undefined ? undefined
-    : fileLayerCache(join(env.XDG_CACHE_HOME || expandHome('~/.cache', env), 'roo-modes-server', 'hook-parsed'), CODE_ID);
+    : fileLayerCache(hookCacheFolder(env, 'hook-parsed'), CODE_ID);
   const sources = {
     projectRoot,
     configDir: resolve(expandHome(args.configDir ?? (env.ROO_CONFIG_DIR || '~/.roo-code'), env)),

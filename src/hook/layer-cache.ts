@@ -2,8 +2,9 @@
 // process, and parsing a large .roomodes was most of what it did. An entry holds one file's parse
 // with the exact text it was parsed from, so a changed file (whatever its size or time say) is parsed
 // again. Every failure here is a miss: the hook then parses, as it would without the cache.
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { privateFolder, pruneFolder } from './cache-folder.js';
 import type { LayerCache, LayerKey, LayerResult } from '../modes/catalogue.js';
 
 /** Bumped when an entry's shape changes. */
@@ -15,18 +16,6 @@ const FORMAT = 2;
  * every upgrade left theirs behind for good. Past it the entries written longest ago go.
  */
 export const MAX_ENTRIES = 64;
-
-/** Keeps the `MAX_ENTRIES` entries of `dir` written last (by their time); any failure leaves it as it is. */
-function prune(dir: string): void {
-  const names = readdirSync(dir);
-  if (names.length <= MAX_ENTRIES) return;
-  const aged: [number, string][] = [];
-  for (const name of names) {
-    try { aged.push([statSync(join(dir, name)).mtimeMs, name]); } catch { /* gone meanwhile */ }
-  }
-  aged.sort((a, b) => a[0] - b[0]);
-  for (const [, name] of aged.slice(0, aged.length - MAX_ENTRIES)) rmSync(join(dir, name), { force: true });
-}
 
 /**
  * FNV-1a over the text's UTF-16 units, twice with other seeds (96 bits in all), for an entry's file
@@ -54,16 +43,9 @@ interface Entry { format: number; question: string; text: string; result: LayerR
  * another user owns it or others may write to it), since an entry stands in for the user's mode files.
  */
 export function fileLayerCache(dir: string, codeId: string): LayerCache {
-  const usable = (): boolean => {
-    try {
-      mkdirSync(dir, { recursive: true, mode: 0o700 });
-      const st = statSync(dir);
-      return st.isDirectory() && (st.mode & 0o022) === 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid());
-    } catch { return false; }
-  };
   // Looked at on first use only: a call that parses no mode file never touches the folder.
   const state: { ready?: boolean } = {};
-  const ready = (): boolean => (state.ready ??= usable());
+  const ready = (): boolean => (state.ready ??= privateFolder(dir));
   const question = (key: LayerKey): string => JSON.stringify([codeId, key.file, key.source, key.jsonFallback, key.converted, key.onlySlug ?? null]);
   const entryFile = (q: string): string => join(dir, `${nameOf(q)}.json`);
   return {
@@ -84,7 +66,7 @@ export function fileLayerCache(dir: string, codeId: string): LayerCache {
         // Written aside and renamed: a reader sees the old entry or the new one, never half of one.
         writeFileSync(temp, JSON.stringify({ format: FORMAT, question: q, text: key.text, result } satisfies Entry), { mode: 0o600 });
         renameSync(temp, file);
-        prune(dir);
+        pruneFolder(dir, MAX_ENTRIES);
       } catch {
         // A cache that cannot be written is only slower.
         try { rmSync(temp, { force: true }); } catch { /* nothing more to do */ }

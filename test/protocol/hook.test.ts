@@ -128,18 +128,21 @@ const SCRIPT = process.platform === 'linux' ? ['/usr/bin/script', '/bin/script']
 test('run by hand with a terminal as stdin, the hook says in one line what it waits for; piped, it says nothing', { skip: SCRIPT === undefined && 'needs util-linux script for a pseudo-terminal' }, async (t) => {
   const project = tempDir(t, 'rms-hook-tty-');
   const event = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', tool_input: { file_path: 'src/a.ts' } });
-  const command = [process.execPath, MAIN, 'hook', 'claude-code', '--mode', 'architect', '--project-root', project].map((w) => `'${w}'`).join(' ');
-  const child = spawn(SCRIPT!, ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
-  let seen = '';
-  child.stdout.setEncoding('utf8').on('data', (s: string) => { seen += s; });
-  // The event, then Ctrl-D: the terminal's end of input.
-  child.stdin.end(`${event}\n\u0004`);
-  const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
-  assert.equal(code, 0, seen);
-  const hints = seen.split(/\r?\n/).filter((l) => l.startsWith('roo-modes-server hook: waiting for one pre-tool event as JSON on stdin'));
-  assert.equal(hints.length, 1, seen);
-  assert.match(hints[0]!, /To try it: echo '.*' \| roo-modes-server hook claude-code --mode architect --project-root \.$/);
-  assert.match(seen, /"permissionDecision":"deny"/, 'it still judges the event it then reads');
+  // The command hook, and the self-contained check, which looks at the terminal its own way.
+  for (const file of [MAIN, join(MAIN, '..', 'roo-modes-check.cjs')]) {
+    const command = [process.execPath, file, 'hook', 'claude-code', '--mode', 'architect', '--project-root', project].map((w) => `'${w}'`).join(' ');
+    const child = spawn(SCRIPT!, ['-qec', command, '/dev/null'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    let seen = '';
+    child.stdout.setEncoding('utf8').on('data', (s: string) => { seen += s; });
+    // The event, then Ctrl-D: the terminal's end of input.
+    child.stdin.end(`${event}\n\u0004`);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 0, seen);
+    const hints = seen.split(/\r?\n/).filter((l) => l.startsWith('roo-modes-server hook: waiting for one pre-tool event as JSON on stdin'));
+    assert.equal(hints.length, 1, `${file}: ${seen}`);
+    assert.match(hints[0]!, /To try it: echo '.*' \| roo-modes-server hook claude-code --mode architect --project-root \.$/);
+    assert.match(seen, /"permissionDecision":"deny"/, 'it still judges the event it then reads');
+  }
 
   const piped = await runCli(['hook', 'claude-code', '--mode', 'architect', '--project-root', project], { input: event });
   assert.equal(piped.stderr, '', 'no hint when an agent pipes the event');

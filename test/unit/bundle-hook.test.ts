@@ -79,3 +79,37 @@ test('compact drops comments and indentation but keeps every blank inside string
   assert.deepEqual(load(text)('X'), load(source)('X'));
   assert.deepEqual(load(text)('X'), ['line one\n    kept indented X\n      and this', 'a  b', '  +x']);
 });
+
+test('a built-in can be stood in for by a module that gives every name imported from it, and by nothing less', async (t) => {
+  const files = {
+    'fake-fs.js': "export const stat = () => 'ours';\n",
+    'entry.js': "import { stat } from 'node:fs/promises';\nexport const a = () => stat();\n",
+  };
+  const dir = tree(t, files);
+  const out = join(dir, 'bundle.cjs');
+  await writeBundle(join(dir, 'entry.js'), ['a'], out, undefined, { 'node:fs/promises': join(dir, 'fake-fs.js') });
+  assert.equal((await import(pathToFileURL(out).href)).a(), 'ours');
+  assert.doesNotMatch(readFileSync(out, 'utf8'), /require\(['"]node:fs\/promises/);
+  const cases: [Record<string, string>, RegExp][] = [
+    [{ ...files, 'entry.js': "import { stat, open } from 'node:fs/promises';\nexport const a = [stat, open];\n" }, /entry\.js imports open from node:fs\/promises, which fake-fs\.js \(standing in for it\) does not give/],
+    [{ ...files, 'entry.js': "import * as fsp from 'node:fs/promises';\nexport const a = fsp.stat;\n" }, /import \* from node:fs\/promises/],
+    [{ ...files, 'entry.js': "export const a = () => import('node:fs/promises');\n" }, /imported lazily/],
+  ];
+  for (const [tree_, why] of cases) {
+    const d = tree(t, tree_);
+    await assert.rejects(writeBundle(join(d, 'entry.js'), ['a'], join(d, 'bundle.cjs'), undefined, { 'node:fs/promises': join(d, 'fake-fs.js') }),
+      (err: unknown) => err instanceof BundleError && why.test((err as Error).message), String(why));
+  }
+});
+
+test('asciiOnly writes characters past ASCII as escapes that mean the same, and refuses where an escape would not', async () => {
+  // @ts-expect-error: a build script in plain JavaScript, without type declarations
+  const { asciiOnly } = await import('../../src/build/bundle-hook.mjs');
+  const source = 'module.exports = [`${1}\u2026`, "caf\u00e9", /[\u2192]/.test("\u2192"), "\u{1F600}".length, `a\u2028b`];\n';
+  const text: string = asciiOnly(source);
+  assert.match(text, /^[\x00-\x7f]*$/);
+  const load = (code: string): unknown => { const mod = { exports: {} as unknown }; new Function('module', code)(mod); return mod.exports; };
+  assert.deepEqual(load(text), load(source));
+  assert.throws(() => asciiOnly('String.raw`\u2026`;\n'), (err: unknown) => err instanceof BundleError && /tagged template/.test((err as Error).message));
+  assert.throws(() => asciiOnly('"\\\u2026";\n'), (err: unknown) => err instanceof BundleError && /follows a backslash/.test((err as Error).message));
+});

@@ -145,3 +145,12 @@ test('every V8 flag src/ sets while serving is among those src/main.cts sets bef
   assert.ok(set.length >= 3, `found the flags src/ sets: ${set.join(', ')}`);
   for (const flag of set) assert.ok(before.has(flag), `${flag} is set before the bundles compile`);
 });
+
+test('the check file sets, before its code compiles, every flag that code sets while it runs (else V8 would refuse its cache every time)', async () => {
+  const { CHECK_V8_FLAGS } = await import('../../src/hook/check-loader.js');
+  const built = readFileSync(join(REPO, 'dist', 'roo-modes-check.cjs'), 'utf8');
+  const set = [...built.matchAll(/setFlagsFromString\("([^"]+)"\)/g)].map((m) => m[1]!);
+  assert.ok(set.length >= 2, `found the flags the check's code sets: ${set.join(', ')}`);
+  for (const flag of set) assert.ok(CHECK_V8_FLAGS.includes(flag), `${flag} is set before the check's code compiles`);
+  assert.ok(CHECK_V8_FLAGS.includes('--verify-snapshot-checksum'), 'a damaged cache is refused, not run');
+});

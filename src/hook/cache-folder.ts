@@ -1,0 +1,35 @@
+// Where the hook keeps what it remembers between its processes (parsed mode files, compiled code),
+// and the test a folder must pass before anything is read from it or written to it: what it holds
+// stands in for the user's mode files or is run as code, so it must be this user's alone.
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
+
+/** `$XDG_CACHE_HOME/roo-modes-server/NAME`, else `~/.cache/roo-modes-server/NAME`. */
+export function hookCacheFolder(env: NodeJS.ProcessEnv, name: string): string {
+  return join(env.XDG_CACHE_HOME || join(env.HOME || homedir(), '.cache'), 'roo-modes-server', name);
+}
+
+/**
+ * Makes `dir` (0700) when missing; true only when it is a folder this user owns and no one else may
+ * write to. Anything else, a failure included, is false: the caller then goes without its cache.
+ */
+export function privateFolder(dir: string): boolean {
+  try {
+    mkdirSync(dir, { recursive: true, mode: 0o700 });
+    const st = statSync(dir);
+    return st.isDirectory() && (st.mode & 0o022) === 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid());
+  } catch { return false; }
+}
+
+/** Keeps the `keep` entries of `dir` written last (by their time); any failure leaves it as it is. */
+export function pruneFolder(dir: string, keep: number): void {
+  const names = readdirSync(dir);
+  if (names.length <= keep) return;
+  const aged: [number, string][] = [];
+  for (const name of names) {
+    try { aged.push([statSync(join(dir, name)).mtimeMs, name]); } catch { /* gone meanwhile */ }
+  }
+  aged.sort((a, b) => a[0] - b[0]);
+  for (const [, name] of aged.slice(0, aged.length - keep)) rmSync(join(dir, name), { force: true });
+}

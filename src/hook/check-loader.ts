@@ -1,0 +1,115 @@
+// The first code of the self-contained check (roo-modes-check.cjs). The check's own code follows
+// in the same file, every line of it behind BODY_MARK: Node compiles the whole file before running
+// any of it, and to that compile those lines are comments, skipped almost for free. This takes them
+// back and compiles them once, through V8's code cache kept in the user's cache folder: compiling
+// the check's ~150 KB of code was about half of what the hook added to Node's own start before
+// every tool call it guards, and the cache takes most of that away (docs/performance.md).
+// Nothing here decides anything: whatever fails only costs the cache, except a file whose code
+// lines were altered, which is refused (and, run as the hook, blocks the call: exit 2).
+import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { setFlagsFromString } from 'node:v8';
+import { Script } from 'node:vm';
+import { hookCacheFolder, privateFolder, pruneFolder } from './cache-folder.js';
+
+/** What starts each line of the check's code in the file. */
+export const BODY_MARK = '//|';
+
+/**
+ * V8 flags set before the code compiles: the regex engine's, which the code sets on load anyway
+ * (src/modes/regex-safety.ts) and which V8 counts in a cache's identity; and
+ * --verify-snapshot-checksum, so that a damaged cache is refused rather than run (main.cts, which
+ * keeps the server's cache, sets the same and says more).
+ */
+export const CHECK_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-experimental-regexp-engine-on-excessive-backtracks', '--verify-snapshot-checksum'];
+
+/** Cache files kept: one per build of the check, Node and flags; an upgrade leaves the old ones behind. */
+export const MAX_CODE_CACHES = 8;
+
+/**
+ * The check's code as the file holds it (the bytes from its first marked line on) and as it runs
+ * (the lines without their marks), and how many lines come before it (for stack traces). Throws,
+ * naming the line, when a line after the first marked one lacks the mark: the file was edited, and
+ * no one can say what it would run.
+ */
+export function checkBody(file: string, raw: Buffer): { bytes: Buffer; code: string; line: number } {
+  const start = raw.indexOf(`\n${BODY_MARK}`);
+  if (start < 0 || raw[raw.length - 1] !== 0x0a) throw new Error(`${file} is not a whole check file (no code lines, or no newline at its end); export again to replace it`);
+  const bytes = raw.subarray(start + 1);
+  const text = bytes.toString('utf8');
+  const code = text.slice(BODY_MARK.length).replaceAll(`\n${BODY_MARK}`, '\n');
+  // Each line (each ends with a newline) gave up one mark, or one of them had none.
+  let lines = 0;
+  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
+  const before = raw.subarray(0, start + 1).toString('utf8').split('\n').length - 1;
+  if (text.length - code.length !== BODY_MARK.length * lines) {
+    const bad = text.split('\n').findIndex((l) => !l.startsWith(BODY_MARK));
+    throw new Error(`line ${before + bad + 1} of ${file} is not one of the check's code lines (it does not start with "${BODY_MARK}"); export again rather than editing it`);
+  }
+  return { bytes, code, line: before };
+}
+
+/**
+ * What V8 checks a cache against besides the text: its version, the machine kind, and the flags the
+ * process started with; and the Node binary itself, since two builds of one version may differ.
+ */
+function runtimeKey(): string {
+  let h = 0x811c9dc5;
+  for (const ch of `${process.execPath}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  return `${process.version}-${h.toString(16).padStart(8, '0')}`;
+}
+
+/**
+ * A cache file holds the code's bytes as the file had them (a 4-byte length, then the bytes) and then
+ * V8's data: V8 itself checks only the code's length, and a copy edited to the same length must not
+ * run the code the cache was made from. The data, or undefined when the file is missing or made for other code.
+ */
+function cachedDataFor(at: string, bytes: Buffer): Buffer | undefined {
+  let held: Buffer;
+  try { held = readFileSync(at); } catch { return undefined; }
+  if (held.length < 4) return undefined;
+  const n = held.readUInt32LE(0);
+  return n === bytes.length && held.length > 4 + n && bytes.equals(held.subarray(4, 4 + n)) ? held.subarray(4 + n) : undefined;
+}
+
+/** At exit: the cache for `bytes`, written aside and renamed into place, then the folder pruned. */
+function writeCache(dir: string, at: string, bytes: Buffer, script: Script): void {
+  const aside = `${at}.${process.pid}.tmp`;
+  try {
+    const size = Buffer.alloc(4);
+    size.writeUInt32LE(bytes.length, 0);
+    writeFileSync(aside, Buffer.concat([size, bytes, script.createCachedData()]), { mode: 0o600 });
+    renameSync(aside, at);
+    pruneFolder(dir, MAX_CODE_CACHES);
+  } catch {
+    try { rmSync(aside, { force: true }); } catch { /* nothing more to do */ }
+  }
+}
+
+/**
+ * Runs the check's code in `file` as this CommonJS module (`module`, `require`) would, with
+ * ROO_MODES_CODE_ID (the build's sha256 of that code) defined for it. Run by node itself, a failure
+ * to start is said on stderr with exit code 2, which every agent that runs the hook takes as a refusal.
+ */
+export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJS.Require, codeId: string): void {
+  try {
+    const { bytes, code, line } = checkBody(file, readFileSync(file));
+    let flagged = true;
+    try { for (const flag of CHECK_V8_FLAGS) setFlagsFromString(flag); } catch { flagged = false; }
+    // Only under V8 with its flags set, and only in a folder of this user's alone: the cache is run as code.
+    const dir = hookCacheFolder(process.env, 'hook-code');
+    const at = flagged && privateFolder(dir) ? join(dir, `${codeId.slice(0, 24)}-${runtimeKey()}.bin`) : undefined;
+    const cachedData = at === undefined ? undefined : cachedDataFor(at, bytes);
+    const script = new Script(`(function (exports, require, module, __filename, __dirname, ROO_MODES_CODE_ID) {${code}\n})`, {
+      filename: file, lineOffset: line, ...(cachedData === undefined ? {} : { cachedData }),
+    });
+    if (at !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+      process.once('exit', () => { writeCache(dir, at, bytes, script); });
+    }
+    (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file), codeId);
+  } catch (err) {
+    if (require.main !== module) throw err;
+    process.stderr.write(`roo-modes-check: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);
+    process.exitCode = 2;
+  }
+}

@@ -1,0 +1,114 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { MAIN, tempDir } from './harness.js';
+
+// The self-contained check keeps its code behind "//|" marks and compiles it through V8's code
+// cache in the user's cache folder (src/hook/check-loader.ts). Whatever happens to that cache, the
+// answer is the same; a file whose code lines were altered is refused with exit 2.
+
+const BUILT = join(MAIN, '..', 'roo-modes-check.cjs');
+
+function rig(t: { after(fn: () => void): void }): { root: string; cacheHome: string; folder: string; check: string; run(file: string, check?: string): { code: number | null; stdout: string; stderr: string } } {
+  const root = tempDir(t, 'rms-check-cache-');
+  writeFileSync(join(root, '.roomodes'), 'customModes:\n  - slug: docs-writer\n    name: Docs\n    roleDefinition: x\n    groups: [read, [edit, {fileRegex: "^docs/"}]]\n');
+  mkdirSync(join(root, '.git'));
+  // A copy in the project, as export writes it: the cache must not depend on where the file is.
+  const check = join(root, '.claude', 'hooks', 'roo-modes-check.cjs');
+  mkdirSync(join(check, '..'), { recursive: true });
+  copyFileSync(BUILT, check);
+  const cacheHome = join(root, 'cache-home');
+  const folder = join(cacheHome, 'roo-modes-server', 'hook-code');
+  const run = (file: string, which = check): { code: number | null; stdout: string; stderr: string } => {
+    const input = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Write', cwd: root, tool_input: { file_path: join(root, file), content: '' } });
+    const r = spawnSync(process.execPath, [which, 'hook', 'claude-code', '--mode', 'docs-writer', '--project-root', root, '--config-dir', join(root, 'no-config')], {
+      input, encoding: 'utf8', env: { ...process.env, HOME: join(root, 'home'), XDG_CACHE_HOME: cacheHome, NODE_OPTIONS: '' },
+    });
+    return { code: r.status, stdout: r.stdout, stderr: r.stderr };
+  };
+  return { root, cacheHome, folder, check, run };
+}
+
+function judged(r: { code: number | null; stdout: string; stderr: string }, allowed: boolean, why: string): void {
+  assert.equal(r.code, 0, `${why}: ${r.stderr}`);
+  if (allowed) assert.equal(r.stdout, '', why);
+  else assert.match(r.stdout, /"permissionDecision":"deny".*\^docs\//, why);
+}
+
+const onlyFile = (folder: string): string => {
+  const names = readdirSync(folder);
+  assert.equal(names.length, 1, `one cache file: ${names.join(', ')}`);
+  return join(folder, names[0]!);
+};
+
+test('the first call leaves a cache of the check\'s code, private to the user, which later calls use without writing it again', (t) => {
+  const { folder, run } = rig(t);
+  judged(run('docs/a.md'), true, 'first call, no cache yet');
+  const file = onlyFile(folder);
+  assert.equal(statSync(folder).mode & 0o777, 0o700);
+  assert.equal(statSync(file).mode & 0o777, 0o600);
+  const made = statSync(file);
+  judged(run('src/a.ts'), false, 'from the cache');
+  judged(run('docs/b.md'), true, 'from the cache');
+  const after = statSync(file);
+  assert.equal(after.ino, made.ino, 'not written again');
+  assert.equal(after.mtimeMs, made.mtimeMs);
+});
+
+test('a damaged cache, or one made from other code of the same length, is not run: the answer stands and the cache is made again', (t) => {
+  const { folder, check, run } = rig(t);
+  judged(run('docs/a.md'), true, 'first call');
+  const file = onlyFile(folder);
+  const good = readFileSync(file);
+  const codeBytes = good.readUInt32LE(0);
+  // V8's part damaged (a checksum catches it) and the code's copy changed (our comparison does).
+  const damaged = Buffer.from(good);
+  for (let i = 4 + codeBytes + 64; i < damaged.length; i += 97) damaged[i] = damaged[i]! ^ 0x5a;
+  const otherCode = Buffer.from(good);
+  otherCode[4 + codeBytes - 2] = otherCode[4 + codeBytes - 2]! ^ 0x01;
+  for (const [what, bytes] of [['damaged', damaged], ['made for other code', otherCode]] as const) {
+    writeFileSync(file, bytes);
+    const before = statSync(file).ino;
+    judged(run('src/a.ts'), false, what);
+    judged(run('docs/a.md'), true, `${what}, then the new cache`);
+    assert.notEqual(statSync(onlyFile(folder)).ino, before, `${what}: written again`);
+    assert.deepEqual(readFileSync(onlyFile(folder)).subarray(0, 4 + codeBytes), good.subarray(0, 4 + codeBytes), `${what}: the new cache holds this file's code`);
+  }
+  // The copy beside the build and the one in the project share their cache: same code, same file.
+  judged(run('src/a.ts', BUILT), false, 'the built file');
+  assert.equal(readdirSync(folder).length, 1);
+  assert.ok(check !== BUILT);
+});
+
+test('a cache folder others may write to is not used, and a file where it should be is no obstacle', (t) => {
+  const { folder, cacheHome, run } = rig(t);
+  mkdirSync(folder, { recursive: true });
+  chmodSync(folder, 0o777);
+  judged(run('src/a.ts'), false, 'a folder open to others');
+  judged(run('docs/a.md'), true, 'a folder open to others');
+  assert.deepEqual(readdirSync(folder), [], 'nothing written there');
+  const blocked = rig(t);
+  mkdirSync(join(blocked.cacheHome, 'roo-modes-server'), { recursive: true });
+  writeFileSync(blocked.folder, 'not a folder');
+  judged(blocked.run('src/a.ts'), false, 'a file in the folder\'s place');
+  assert.ok(cacheHome !== blocked.cacheHome);
+});
+
+test('a check file whose code lines were altered is refused with exit 2, naming the line', (t) => {
+  const { check, run } = rig(t);
+  const text = readFileSync(check, 'utf8');
+  const lines = text.split('\n');
+  const at = lines.findIndex((l, i) => i > 100 && l.startsWith('//|const '));
+  lines[at] = `// ${lines[at]!.slice(3)}`;
+  writeFileSync(check, lines.join('\n'));
+  const r = run('docs/a.md');
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`^roo-modes-check: cannot start: line ${at + 1} of .*roo-modes-check\\.cjs is not one of the check's code lines \\(it does not start with "//\\|"\\); export again rather than editing it\\n$`));
+  writeFileSync(check, text.slice(0, -1));
+  const cut = run('docs/a.md');
+  assert.equal(cut.code, 2, cut.stderr);
+  assert.match(cut.stderr, /is not a whole check file/);
+});
