@@ -100,6 +100,10 @@ export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecis
   if (nameParts === null && rules.confine) {
     return { allowed: false, refusal: 'outside', name, problem: `${spelled} is outside the project root ${rules.root}` };
   }
+  // A name inside the project that the pattern refuses is refused wherever the write would land,
+  // since the name and every target must match (matched): said from the text alone, before any
+  // lookup. A hook is asked about many files its mode may not touch, and each lookup is a system call.
+  if (nameParts !== null && rules.pattern !== null && !rules.pattern.test(name)) return matched(name, [], rules.pattern);
 
   // The walks: as normalised (what path.resolve-based tools write), and as written when they may
   // differ. A trailing separator (kept as a final `.`) still demands a folder after normalisation.

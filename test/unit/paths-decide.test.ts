@@ -61,13 +61,13 @@ test('a refusal says what and where', () => {
   assert.ok(!alias.allowed);
   assert.deepEqual([alias.name, alias.target], ['alias.md', 'src.ts']);
   assert.match(alias.problem, /"alias\.md" leads to "src\.ts", which does not match \\\.md\$/);
-  const loop = decidePath('loop1', rules, fs());
+  const loop = decidePath('loop3.md', rules, fs());
   assert.ok(!loop.allowed);
   assert.match(loop.problem, new RegExp(`more than ${MAX_LINK_HOPS} symbolic links`));
-  const file = decidePath('docs/a.md/x', rules, fs());
+  const file = decidePath('docs/a.md/x.md', rules, fs());
   assert.ok(!file.allowed);
   assert.match(file.problem, /\/p\/docs\/a\.md is a file, not a folder/);
-  const locked = decidePath('locked/x', rules, fs());
+  const locked = decidePath('locked/x.md', rules, fs());
   assert.ok(!locked.allowed);
   assert.match(locked.problem, /\/p\/locked cannot be examined \(EACCES\)/);
 });
@@ -117,6 +117,10 @@ test('one decision asks about each path once, and only about the root and the pa
   const fresh = fakeFs(TREE);
   decidePath('new/b.md', rules, onceEach(fresh));
   assert.deepEqual(fresh.asked, ['/p/new', '/p/.']);
+  // A name the pattern refuses is refused before any lookup.
+  const refused = fakeFs(TREE);
+  assert.equal(summary(decidePath('new/b.ts', rules, onceEach(refused))), 'pattern');
+  assert.deepEqual(refused.asked, []);
   const raw = fakeFs(TREE);
   decidePath('indir/../docs/a.md', { root: '/p', confine: true, pattern: null }, onceEach(raw));
   assert.equal(new Set(raw.asked).size, raw.asked.length, `asked twice: ${raw.asked.join(', ')}`);

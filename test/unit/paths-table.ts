@@ -27,6 +27,7 @@ export const TREE: FakeTree = {
   '/p/chain2.md': '-> docs/a.md',
   '/p/loop1': '-> loop2',
   '/p/loop2': '-> loop1',
+  '/p/loop3.md': '-> loop1', // a name the .md pattern takes, leading into the loop
   '/p/self': '-> self',
   '/p/up': '-> ..',
   '/p/deep': '-> ../p/docs',
@@ -306,6 +307,7 @@ export const ROWS: Row[] = [
   ['outdir/secret.md', 'docs', 'pattern', { confine: false }],
   ['alias.md', 'md', 'pattern', { confine: false }],
   ['loop1', 'none', 'ok loop1 → loop1', { confine: false }],
-  ['loop1', 'md', 'unresolvable', { confine: false }],
+  ['loop1', 'md', 'pattern', { confine: false }], // the name alone settles it, before any lookup
+  ['loop3.md', 'md', 'unresolvable', { confine: false }],
   ['a\u0000b', 'none', 'text', { confine: false }],
 ];
