@@ -1,5 +1,6 @@
 // The single entry point for "may this mode use this tool on this file?": the tool rules
-// (checkTool) and the path decision (decidePath), worded for people. It owns no state and caches nothing.
+// (checkTool) and the path decision (decidePath), worded for people. It keeps nothing about the file
+// system; only each (frozen, kept) tool check's answer without its pattern, made once.
 import { resolve } from 'node:path';
 import { checkTool, type CompiledMode, type PermissionContext, type PermissionDecision, type ToolCheck } from './permissions.js';
 import { decidePath } from '../paths/decide.js';
@@ -11,6 +12,22 @@ const FILE_GROUPS: ReadonlySet<string> = new Set(['read', 'edit']);
 
 /** Whether a decision's tool takes a file, so a path given with it is judged (and shown in answers). */
 export const takesFile = (decision: PermissionDecision): boolean => decision.group !== null && FILE_GROUPS.has(decision.group);
+
+/**
+ * A tool check's answer as callers see it, without the compiled pattern. Copying it per call
+ * (`const { pattern, ...decision }`) was a quarter of a hook decision's CPU; checkTool keeps its
+ * checks frozen, so each one's copy is made once.
+ */
+const WITHOUT_PATTERN = new WeakMap<ToolCheck, PermissionDecision>();
+function withoutPattern(tool: ToolCheck): PermissionDecision {
+  let decision = WITHOUT_PATTERN.get(tool);
+  if (decision === undefined) {
+    const { pattern: _pattern, ...rest } = tool;
+    decision = Object.isFrozen(tool) ? Object.freeze(rest) : rest;
+    if (Object.isFrozen(tool)) WITHOUT_PATTERN.set(tool, decision);
+  }
+  return decision;
+}
 
 /** The path a Roo tool acts on: `path`, else `file_path`; empty means none was given. */
 function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: string; bad?: unknown } {
@@ -47,7 +64,8 @@ export function decideFileUse(
   ctx: PermissionContext,
   fs: FsView = liveFsView(),
 ): PermissionDecision {
-  const { pattern, ...decision } = tool;
+  const decision = withoutPattern(tool);
+  const pattern = tool.pattern;
   if (!decision.allowed || !takesFile(decision)) return decision;
   const picked = pickPath(args);
   if (picked.bad !== undefined) {
@@ -67,11 +85,10 @@ export function decideFileUse(
   const root = resolve(ctx.projectRoot ?? process.cwd());
   const path = decidePath(raw, { root, confine: ctx.confineToProjectRoot, pattern: pattern ?? null }, fs);
   if (path.allowed) return decision;
-  const refused = { ...decision, allowed: false, error: 'file' as const };
-  if (path.refusal !== 'pattern') return { ...refused, reason: `Path refused: ${path.problem}.` };
+  if (path.refusal !== 'pattern') return { ...decision, allowed: false, error: 'file', reason: `Path refused: ${path.problem}.` };
   // Roo's own wording for a pattern refusal, then what the real target was when that failed.
   const r = decision.restriction!;
   const roo = `Tool '${toolName}' in mode '${mode.name}' can only edit files matching pattern: ${r.fileRegex}${r.description ? ` (${r.description})` : ''}. Got: ${raw}`;
-  if (path.target !== undefined) return { ...refused, reason: `${roo}, which leads to ${path.target}` };
-  return { ...refused, reason: path.name === raw ? roo : `${roo} (that is, ${path.name})` };
+  const reason = path.target !== undefined ? `${roo}, which leads to ${path.target}` : path.name === raw ? roo : `${roo} (that is, ${path.name})`;
+  return { ...decision, allowed: false, error: 'file', reason };
 }
