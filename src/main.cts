@@ -17,7 +17,9 @@ for (const name of ['log', 'info', 'debug', 'warn', 'trace'] as const) console[n
 // Mode files bring their own regexes (fileRegex); src/modes/regex-safety.ts sets the V8 flags that
 // bound their time, on load, before any of them is compiled.
 
-const VERSION = (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version;
+/** The package's version, read when first asked (the hook never asks). */
+let version: string | undefined;
+const VERSION = (): string => (version ??= (JSON.parse(readFileSync(join(__dirname, '..', 'package.json'), 'utf8')) as { version: string }).version);
 const MAIN_PATH = __filename;
 
 type Io = { out(text: string): void; err(text: string): void; env: NodeJS.ProcessEnv };
@@ -169,7 +171,7 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   export: async (rest) => (await cli('export')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {
     if (rest.length > 0) return usageError(`unexpected argument ${JSON.stringify(rest[0])}`);
-    io.out((await serveModules('help')).serveHelp(VERSION));
+    io.out((await serveModules('help')).serveHelp(VERSION()));
     return 0;
   },
   serve: (rest) => serve(rest),
@@ -197,8 +199,8 @@ async function serve(argv: string[]): Promise<number> {
   let args;
   try {
     args = parseServeArgs(argv);
-    if (args.help) { io.out(serveHelp(VERSION)); return 0; }
-    if (args.version) { io.out(`${VERSION}\n`); return 0; }
+    if (args.help) { io.out(serveHelp(VERSION())); return 0; }
+    if (args.version) { io.out(`${VERSION()}\n`); return 0; }
     config = await loadConfig(args, process.env, process.cwd(), (warning) => io.err(`roo-modes-server: ${warning}\n`));
     await checkProjectRoot(config.paths.project_root);
   } catch (err) {
@@ -241,7 +243,7 @@ async function serve(argv: string[]): Promise<number> {
   // Over HTTP many clients share one server: the project is fixed at start (configured or found),
   // never switched by one client's roots.
   if (args.http && config.paths.project_root === null) config = { ...config, paths: { ...config.paths, project_root: workingRoot } };
-  const core = new Core(config, VERSION, sink, log, workingRoot);
+  const core = new Core(config, VERSION(), sink, log, workingRoot);
   if (args.http) return (await httpDoor()).serveHttp(core, args, { err: io.err, closeLog: () => closeLog(logStream) });
   const stop = new AbortController();
   const stdoutGiveUp = new AbortController();

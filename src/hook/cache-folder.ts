@@ -16,8 +16,12 @@ export function hookCacheFolder(env: NodeJS.ProcessEnv, name: string): string {
  */
 export function privateFolder(dir: string): boolean {
   try {
-    mkdirSync(dir, { recursive: true, mode: 0o700 });
-    const st = statSync(dir);
+    // Looked at first: it is there on every call but the first, and making it costs more calls.
+    let st = statSync(dir, { throwIfNoEntry: false });
+    if (st === undefined) {
+      mkdirSync(dir, { recursive: true, mode: 0o700 });
+      st = statSync(dir);
+    }
     return st.isDirectory() && (st.mode & 0o022) === 0 && (typeof process.getuid !== 'function' || st.uid === process.getuid());
   } catch { return false; }
 }

@@ -27,26 +27,32 @@ export const CHECK_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-
 export const MAX_CODE_CACHES = 8;
 
 /**
- * The check's code as the file holds it (the bytes from its first marked line on) and as it runs
- * (the lines without their marks), and how many lines come before it (for stack traces). Throws,
- * naming the line, when a line after the first marked one lacks the mark: the file was edited, and
- * no one can say what it would run.
+ * The check's code as the file holds it: the bytes from its first marked line on, and how many lines
+ * come before them (for stack traces). Throws when there is no marked line or no final newline.
  */
-export function checkBody(file: string, raw: Buffer): { bytes: Buffer; code: string; line: number } {
+export function markedBody(file: string, raw: Buffer): { bytes: Buffer; line: number } {
   const start = raw.indexOf(`\n${BODY_MARK}`);
   if (start < 0 || raw[raw.length - 1] !== 0x0a) throw new Error(`${file} is not a whole check file (no code lines, or no newline at its end); export again to replace it`);
-  const bytes = raw.subarray(start + 1);
+  return { bytes: raw.subarray(start + 1), line: raw.subarray(0, start + 1).toString('latin1').split('\n').length - 1 };
+}
+
+/**
+ * The code itself: the marked lines without their marks. Unless `checked` (these very bytes passed
+ * before), throws, naming the line, when one of them lacks the mark: the file was edited, and no
+ * one can say what it would run.
+ */
+export function unmarked(file: string, bytes: Buffer, line: number, checked = false): string {
   const text = bytes.toString('utf8');
   const code = text.slice(BODY_MARK.length).replaceAll(`\n${BODY_MARK}`, '\n');
+  if (checked) return code;
   // Each line (each ends with a newline) gave up one mark, or one of them had none.
   let lines = 0;
   for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
-  const before = raw.subarray(0, start + 1).toString('utf8').split('\n').length - 1;
   if (text.length - code.length !== BODY_MARK.length * lines) {
     const bad = text.split('\n').findIndex((l) => !l.startsWith(BODY_MARK));
-    throw new Error(`line ${before + bad + 1} of ${file} is not one of the check's code lines (it does not start with "${BODY_MARK}"); export again rather than editing it`);
+    throw new Error(`line ${line + bad + 1} of ${file} is not one of the check's code lines (it does not start with "${BODY_MARK}"); export again rather than editing it`);
   }
-  return { bytes, code, line: before };
+  return code;
 }
 
 /**
@@ -54,17 +60,19 @@ export function checkBody(file: string, raw: Buffer): { bytes: Buffer; code: str
  * process started with; and the Node binary itself, since two builds of one version may differ.
  */
 function runtimeKey(): string {
+  const text = `${process.execPath}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`;
   let h = 0x811c9dc5;
-  for (const ch of `${process.execPath}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  for (let i = 0; i < text.length; i++) h = Math.imul(h ^ text.charCodeAt(i), 0x01000193) >>> 0;
   return `${process.version}-${h.toString(16).padStart(8, '0')}`;
 }
 
 /**
  * A cache file holds the code's bytes as the file had them (a 4-byte length, then the bytes) and then
  * V8's data: V8 itself checks only the code's length, and a copy edited to the same length must not
- * run the code the cache was made from. The data, or undefined when the file is missing or made for other code.
+ * run the code the cache was made from. The data, or undefined when the file is missing or made for
+ * other code. Equal bytes also passed unmarked's check when the cache was made.
  */
-function cachedDataFor(at: string, bytes: Buffer): Buffer | undefined {
+function cachedData(at: string, bytes: Buffer): Buffer | undefined {
   let held: Buffer;
   try { held = readFileSync(at); } catch { return undefined; }
   if (held.length < 4) return undefined;
@@ -93,17 +101,18 @@ function writeCache(dir: string, at: string, bytes: Buffer, script: Script): voi
  */
 export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJS.Require, codeId: string): void {
   try {
-    const { bytes, code, line } = checkBody(file, readFileSync(file));
+    const { bytes, line } = markedBody(file, readFileSync(file));
     let flagged = true;
     try { for (const flag of CHECK_V8_FLAGS) setFlagsFromString(flag); } catch { flagged = false; }
     // Only under V8 with its flags set, and only in a folder of this user's alone: the cache is run as code.
     const dir = hookCacheFolder(process.env, 'hook-code');
     const at = flagged && privateFolder(dir) ? join(dir, `${codeId.slice(0, 24)}-${runtimeKey()}.bin`) : undefined;
-    const cachedData = at === undefined ? undefined : cachedDataFor(at, bytes);
+    const data = at === undefined ? undefined : cachedData(at, bytes);
+    const code = unmarked(file, bytes, line, data !== undefined);
     const script = new Script(`(function (exports, require, module, __filename, __dirname, ROO_MODES_CODE_ID) {${code}\n})`, {
-      filename: file, lineOffset: line, ...(cachedData === undefined ? {} : { cachedData }),
+      filename: file, lineOffset: line, ...(data === undefined ? {} : { cachedData: data }),
     });
-    if (at !== undefined && (cachedData === undefined || script.cachedDataRejected === true)) {
+    if (at !== undefined && (data === undefined || script.cachedDataRejected === true)) {
       process.once('exit', () => { writeCache(dir, at, bytes, script); });
     }
     (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file), codeId);

@@ -96,8 +96,10 @@ test('a cache folder others may write to is not used, and a file where it should
   assert.ok(cacheHome !== blocked.cacheHome);
 });
 
-test('a check file whose code lines were altered is refused with exit 2, naming the line', (t) => {
-  const { check, run } = rig(t);
+test('a check file whose code lines were altered is refused with exit 2, naming the line, though a cache of its code is there', (t) => {
+  const { check, folder, run } = rig(t);
+  judged(run('docs/a.md'), true, 'the file as exported, which leaves its cache');
+  assert.equal(readdirSync(folder).length, 1);
   const text = readFileSync(check, 'utf8');
   const lines = text.split('\n');
   const at = lines.findIndex((l, i) => i > 100 && l.startsWith('//|const '));
