@@ -26,6 +26,9 @@ export const CHECK_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-
 /** Cache files kept: one per build of the check, Node and flags; an upgrade leaves the old ones behind. */
 export const MAX_CODE_CACHES = 8;
 
+/** How many runs make a cache (the first, then each run that uses it until then). */
+export const CODE_CACHE_GENERATIONS = 4;
+
 /**
  * The check's code as the file holds it: the bytes from its first marked line on, and how many lines
  * come before them (for stack traces). Throws when there is no marked line or no final newline.
@@ -67,26 +70,28 @@ function runtimeKey(): string {
 }
 
 /**
- * A cache file holds the code's bytes as the file had them (a 4-byte length, then the bytes) and then
- * V8's data: V8 itself checks only the code's length, and a copy edited to the same length must not
- * run the code the cache was made from. The data, or undefined when the file is missing or made for
- * other code. Equal bytes also passed unmarked's check when the cache was made.
+ * A cache file holds the code's bytes as the file had them (a 4-byte length, then the bytes), its
+ * generation (one byte) and then V8's data. V8 itself checks only the code's length, and a copy
+ * edited to the same length must not run the code the cache was made from: the bytes must be equal
+ * (and so passed unmarked's check when the cache was made). Undefined when the file is missing or
+ * made for other code.
  */
-function cachedData(at: string, bytes: Buffer): Buffer | undefined {
+function readCache(at: string, bytes: Buffer): { data: Buffer; generation: number } | undefined {
   let held: Buffer;
   try { held = readFileSync(at); } catch { return undefined; }
-  if (held.length < 4) return undefined;
+  if (held.length < 5) return undefined;
   const n = held.readUInt32LE(0);
-  return n === bytes.length && held.length > 4 + n && bytes.equals(held.subarray(4, 4 + n)) ? held.subarray(4 + n) : undefined;
+  if (n !== bytes.length || held.length <= 5 + n || !bytes.equals(held.subarray(4, 4 + n))) return undefined;
+  return { generation: held[4 + n]!, data: held.subarray(5 + n) };
 }
 
 /** At exit: the cache for `bytes`, written aside and renamed into place, then the folder pruned. */
-function writeCache(dir: string, at: string, bytes: Buffer, script: Script): void {
+function writeCache(dir: string, at: string, bytes: Buffer, generation: number, script: Script): void {
   const aside = `${at}.${process.pid}.tmp`;
   try {
     const size = Buffer.alloc(4);
     size.writeUInt32LE(bytes.length, 0);
-    writeFileSync(aside, Buffer.concat([size, bytes, script.createCachedData()]), { mode: 0o600 });
+    writeFileSync(aside, Buffer.concat([size, bytes, Buffer.of(generation), script.createCachedData()]), { mode: 0o600 });
     renameSync(aside, at);
     pruneFolder(dir, MAX_CODE_CACHES);
   } catch {
@@ -107,13 +112,18 @@ export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJ
     // Only under V8 with its flags set, and only in a folder of this user's alone: the cache is run as code.
     const dir = hookCacheFolder(process.env, 'hook-code');
     const at = flagged && privateFolder(dir) ? join(dir, `${codeId.slice(0, 24)}-${runtimeKey()}.bin`) : undefined;
-    const data = at === undefined ? undefined : cachedData(at, bytes);
-    const code = unmarked(file, bytes, line, data !== undefined);
+    const kept = at === undefined ? undefined : readCache(at, bytes);
+    const code = unmarked(file, bytes, line, kept !== undefined);
     const script = new Script(`(function (exports, require, module, __filename, __dirname, ROO_MODES_CODE_ID) {${code}\n})`, {
-      filename: file, lineOffset: line, ...(data === undefined ? {} : { cachedData: data }),
+      filename: file, lineOffset: line, ...(kept === undefined ? {} : { cachedData: kept.data }),
     });
-    if (at !== undefined && (data === undefined || script.cachedDataRejected === true)) {
-      process.once('exit', () => { writeCache(dir, at, bytes, script); });
+    // A cache holds what the run that made it compiled, and V8 compiles the rest when it is first
+    // called: a young cache is made again at exit, holding its own code and this run's, until the
+    // ways the hook goes in this project (refused by group or by pattern, a path walked, a mode
+    // file parsed) are all in it.
+    const fresh = kept === undefined || script.cachedDataRejected === true;
+    if (at !== undefined && (fresh || kept.generation < CODE_CACHE_GENERATIONS)) {
+      process.once('exit', () => { writeCache(dir, at, bytes, fresh ? 1 : kept.generation + 1, script); });
     }
     (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file), codeId);
   } catch (err) {

@@ -4,6 +4,7 @@ import { spawnSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAIN, tempDir } from './harness.js';
+import { CODE_CACHE_GENERATIONS } from '../../src/hook/check-loader.js';
 
 // The self-contained check keeps its code behind "//|" marks and compiles it through V8's code
 // cache in the user's cache folder (src/hook/check-loader.ts). Whatever happens to that cache, the
@@ -43,12 +44,21 @@ const onlyFile = (folder: string): string => {
   return join(folder, names[0]!);
 };
 
-test('the first call leaves a cache of the check\'s code, private to the user, which later calls use without writing it again', (t) => {
+test('the first calls leave a cache of the check\'s code, private to the user, holding what each compiled; then it is only used', (t) => {
   const { folder, run } = rig(t);
-  judged(run('docs/a.md'), true, 'first call, no cache yet');
+  judged(run('src/a.ts'), false, 'first call, no cache yet: refused by the pattern alone');
   const file = onlyFile(folder);
   assert.equal(statSync(folder).mode & 0o777, 0o700);
   assert.equal(statSync(file).mode & 0o777, 0o600);
+  const generation = (): number => { const held = readFileSync(file); return held[4 + held.readUInt32LE(0)]!; };
+  assert.equal(generation(), 1);
+  const first = statSync(file).size;
+  // An allowed path walks the file system: code the first call never ran, added to the cache.
+  judged(run('docs/a.md'), true, 'from the cache, a path walked');
+  assert.equal(generation(), 2);
+  assert.ok(statSync(file).size > first, `the cache grew: ${first} → ${statSync(file).size}`);
+  for (let g = 3; g <= CODE_CACHE_GENERATIONS; g++) judged(run('docs/b.md'), true, `generation ${g}`);
+  assert.equal(generation(), CODE_CACHE_GENERATIONS);
   const made = statSync(file);
   judged(run('src/a.ts'), false, 'from the cache');
   judged(run('docs/b.md'), true, 'from the cache');
@@ -70,10 +80,9 @@ test('a damaged cache, or one made from other code of the same length, is not ru
   otherCode[4 + codeBytes - 2] = otherCode[4 + codeBytes - 2]! ^ 0x01;
   for (const [what, bytes] of [['damaged', damaged], ['made for other code', otherCode]] as const) {
     writeFileSync(file, bytes);
-    const before = statSync(file).ino;
     judged(run('src/a.ts'), false, what);
     judged(run('docs/a.md'), true, `${what}, then the new cache`);
-    assert.notEqual(statSync(onlyFile(folder)).ino, before, `${what}: written again`);
+    assert.ok(!readFileSync(onlyFile(folder)).equals(bytes), `${what}: written again`);
     assert.deepEqual(readFileSync(onlyFile(folder)).subarray(0, 4 + codeBytes), good.subarray(0, 4 + codeBytes), `${what}: the new cache holds this file's code`);
   }
   // The copy beside the build and the one in the project share their cache: same code, same file.
