@@ -4,15 +4,18 @@
 // with a 100-mode .roomodes, beside `node -e 0` given the same event, alternating round by round:
 // each process's own CPU (user + system, Node's start included) and its wall time from spawn to exit.
 // Usage: node bench/hook-start.mjs [--rounds=N]   (prints the table and one key=value line), or
-// node bench/run.mjs --only=hookstart
+// node bench/run.mjs --only=hookstart. BENCH_BASE_MAIN=/other/dist/main.cjs adds that build's
+// command hook and check file to the same rotation (an A/B of a change; a detail line on stderr).
 import { spawn } from 'node:child_process';
 import { appendFileSync, mkdirSync } from 'node:fs';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { REPO, SERVER_MAIN, alternate, median, ms, now, printTable, projectWithModes, round, row } from './lib.mjs';
 
 /** The check file timed (BENCH_CHECK: another build's, to compare; BENCH_SERVER_MAIN likewise for the command hook). */
 const CHECK = process.env.BENCH_CHECK ?? join(REPO, 'dist', 'roo-modes-check.cjs');
+/** Another build to time beside ours, by its dist/main.cjs (its check file beside it). */
+const BASE_MAIN = process.env.BENCH_BASE_MAIN;
 /** Issue 33: both start within 1.15× Node's own start. */
 const TARGET = 1.15;
 
@@ -59,13 +62,19 @@ export async function hookStart({ rounds }) {
     ]) {
       const event = JSON.stringify({ hook_event_name: 'PreToolUse', tool_name: 'Edit', cwd: p.dir, tool_input: { file_path: join(p.dir, 'src', 'main.ts'), old_string: 'a', new_string: 'b' } });
       const args = ['hook', 'claude-code', '--mode', slug, '--project-root', p.dir, '--config-dir', p.configDir];
+      const files = { check: CHECK, command: SERVER_MAIN, ...(BASE_MAIN ? { 'base-check': join(dirname(BASE_MAIN), 'roo-modes-check.cjs'), 'base-command': BASE_MAIN } : {}) };
       const run = (kind) => {
         if (changed && kind !== 'floor') appendFileSync(p.file, `# edit ${edits++}\n`);
         if (kind === 'floor') return once(['-e', '0'], event, null);
-        return once([kind === 'check' ? CHECK : SERVER_MAIN, ...args], event, true);
+        return once([files[kind], ...args], event, true);
       };
-      for (const kind of ['floor', 'check', 'command']) { await run(kind); await run(kind); }
-      const runs = await alternate(rounds, run, ['floor', 'check', 'command']);
+      const kinds = ['floor', ...Object.keys(files)];
+      for (const kind of kinds) { await run(kind); await run(kind); }
+      const runs = await alternate(rounds, run, kinds);
+      if (BASE_MAIN) {
+        const cpu = (kind) => median(runs[kind].map((r) => r.cpu));
+        process.stderr.write(`hookstart ${key}: CPU check ${ms(cpu('check'))} (base ${ms(cpu('base-check'))}), command ${ms(cpu('command'))} (base ${ms(cpu('base-command'))}), node -e 0 ${ms(cpu('floor'))}\n`);
+      }
       for (const measure of ['cpu', 'wall']) {
         const floor = median(runs.floor.map((r) => r[measure]));
         for (const kind of ['check', 'command']) {
