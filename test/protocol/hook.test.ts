@@ -148,3 +148,20 @@ test('run by hand with a terminal as stdin, the hook says in one line what it wa
   assert.equal(piped.stderr, '', 'no hint when an agent pipes the event');
   assert.match(piped.stdout, /"permissionDecision":"deny"/);
 });
+
+test('a refusal that cannot be written (the agent closed our stdout) still blocks: exit 2, said on stderr', async (t) => {
+  // Before, the check file died of an unhandled EPIPE (exit 1, which Claude Code lets through) and
+  // the command hook exited 0 in silence (no objection).
+  const { root, env } = project(t);
+  const input = event(root, 'Edit', { file_path: join(root, 'src', 'main.ts'), old_string: 'a', new_string: 'b' });
+  for (const file of [MAIN, join(MAIN, '..', 'roo-modes-check.cjs')]) {
+    const child = spawn(process.execPath, [file, 'hook', 'claude-code', '--mode', 'architect'], { env: { ...process.env, ...env }, stdio: ['pipe', 'pipe', 'pipe'] });
+    child.stdout.destroy();
+    let stderr = '';
+    child.stderr.setEncoding('utf8').on('data', (s: string) => { stderr += s; });
+    child.stdin.end(input);
+    const code = await new Promise<number | null>((resolve) => child.on('close', resolve));
+    assert.equal(code, 2, `${basename(file)}: ${stderr}`);
+    assert.match(stderr, /cannot judge the call: EPIPE/, basename(file));
+  }
+});
