@@ -11,7 +11,10 @@
 // checks every module's export names against the module itself.
 //
 // The same file is the self-contained check that export writes into projects (src/export/vendored.ts):
-// run by `node` it is the hook itself (src/cli/check-main.ts), so it is also kept small (compact below).
+// run by `node` it is the hook itself (src/cli/check-main.ts), so it is also kept small (compact below),
+// ASCII, and laid out for V8's code cache: a loader (src/hook/check-loader.ts, bundled the same way),
+// then the code with a comment mark before each line (checkFileCode). In that file alone
+// node:fs/promises is src/hook/sync-fs-promises.ts (`instead`): the check answers once and exits.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
