@@ -8,7 +8,7 @@ import { loadOneMode } from '../modes/one-mode.js';
 import { compileMode, type CompiledMode } from '../modes/permissions.js';
 import { convertLegacyRoles } from '../modesets/legacy.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
-import { claudeDenial, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
+import { claudeDenial, claudeDenialJson, cursorDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { orphanedAgent } from '../hook/exported-agent.js';
 import { hookCacheFolder } from '../hook/cache-folder.js';
 import { fileLayerCache } from '../hook/layer-cache.js';
@@ -157,7 +157,7 @@ async function judge(args: HookArgs, io: HookIo, fail: (why: string) => number):
   if (found === null) return none();
   const verdict = judgeEvent(found, event, projectRoot, args.editsOnly);
   if (!verdict.deny) return none();
-  if (!cursor) { io.out(`${JSON.stringify(claudeDenial(verdict.reason))}\n`); return 0; }
+  if (!cursor) { io.out(`${claudeDenialJson(verdict.reason)}\n`); return 0; }
   // Cursor blocks on exit 2 whatever it makes of stdout, so a lost answer still blocks; stderr carries the reason too.
   const answer = target === 'cursor' ? cursorDenial(verdict.reason) : { ...cursorDenial(verdict.reason), ...claudeDenial(verdict.reason) };
   io.out(`${JSON.stringify(answer)}\n`);

@@ -100,6 +100,12 @@ export function claudeDenial(reason: string): Record<string, unknown> {
   return { hookSpecificOutput: { hookEventName: 'PreToolUse', permissionDecision: 'deny', permissionDecisionReason: reason } };
 }
 
+/** The text of claudeDenial(reason) as JSON.stringify writes it (a unit test holds them equal); half its cost per refusal. */
+const CLAUDE_DENIAL_HEAD = JSON.stringify(claudeDenial('')).slice(0, -4);
+export function claudeDenialJson(reason: string): string {
+  return `${CLAUDE_DENIAL_HEAD}${JSON.stringify(reason)}}}`;
+}
+
 /** Cursor's answer that stops the call: the user sees one message, the agent the other. */
 export function cursorDenial(reason: string): Record<string, unknown> {
   return { permission: 'deny', user_message: reason, agent_message: reason };

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { homedir } from 'node:os';
 import type { Core } from '../core.js';
 import { HookInputError, parseToolEvent, type ToolEvent } from '../hook/event.js';
-import { claudeDenial, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
+import { claudeDenialJson, judgeEvent, modeForAgent, unknowableAgent } from '../hook/decide.js';
 import { orphanedAgent } from '../hook/exported-agent.js';
 import type { CompiledMode } from '../modes/permissions.js';
 import type { ModeRegistry } from '../modes/registry.js';
@@ -97,6 +97,6 @@ function decide(modes: ModeRegistry, event: ToolEvent, url: string): string | Pr
     }
   }
   const verdict = judgeEvent(mode, event, modes.projectRoot ?? process.cwd());
-  return verdict.deny ? JSON.stringify(claudeDenial(verdict.reason)) : NO_OBJECTION;
+  return verdict.deny ? claudeDenialJson(verdict.reason) : NO_OBJECTION;
 }
 

@@ -15,3 +15,10 @@ test('hook --by-agent finds each mode under the very name the Claude Code export
   assert.equal(modeForAgent(modes, 'Explore'), undefined);
   assert.equal(modeForAgent(modes, 'general-purpose'), undefined);
 });
+
+test('claudeDenialJson writes exactly what JSON.stringify writes of claudeDenial, whatever the reason holds', async () => {
+  const { claudeDenial, claudeDenialJson } = await import('../../src/hook/decide.js');
+  for (const reason of ['', 'plain', 'quotes " and \\ backslash', 'lines\nand\ttabs\r', '\u0000\u001f control', 'mode \u{1F3D7}\uFE0F Architect \u2028 \u2029', 'lone \uD800 surrogate', '}}"]']) {
+    assert.equal(claudeDenialJson(reason), JSON.stringify(claudeDenial(reason)), JSON.stringify(reason));
+  }
+});
