@@ -1,7 +1,7 @@
 // Where the hook keeps what it remembers between its processes (parsed mode files, compiled code),
 // and the test a folder must pass before anything is read from it or written to it: what it holds
 // stands in for the user's mode files or is run as code, so it must be this user's alone.
-import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -36,4 +36,25 @@ export function pruneFolder(dir: string, keep: number): void {
   }
   aged.sort((a, b) => a[0] - b[0]);
   for (const [, name] of aged.slice(0, aged.length - keep)) rmSync(join(dir, name), { force: true });
+}
+
+/**
+ * A cache file's bytes; undefined when it is missing or unreadable, or larger than `maxBytes` (then
+ * it is not read at all: a cache is only worth what it saves, and nothing read is unbounded).
+ */
+export function readCacheFile(file: string, maxBytes: number): Buffer | undefined {
+  let fd: number | undefined;
+  try {
+    fd = openSync(file, 'r');
+    const size = fstatSync(fd).size;
+    if (size > maxBytes) return undefined;
+    const bytes = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (let n; at < size && (n = readSync(fd, bytes, at, size - at, at)) > 0;) at += n;
+    return bytes.subarray(0, at);
+  } catch {
+    return undefined;
+  } finally {
+    if (fd !== undefined) closeSync(fd);
+  }
 }

@@ -10,7 +10,7 @@ import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
-import { hookCacheFolder, privateFolder, pruneFolder } from './cache-folder.js';
+import { hookCacheFolder, privateFolder, pruneFolder, readCacheFile } from './cache-folder.js';
 
 /** What starts each line of the check's code in the file. */
 export const BODY_MARK = '//|';
@@ -25,6 +25,9 @@ export const CHECK_V8_FLAGS = ['--enable-experimental-regexp-engine', '--enable-
 
 /** Cache files kept: one per build of the check, Node and flags; an upgrade leaves the old ones behind. */
 export const MAX_CODE_CACHES = 8;
+
+/** A cache file past this is not read (one holds the code and V8's data for it: about 350 KB). */
+export const MAX_CODE_CACHE_BYTES = 16 * 1024 * 1024;
 
 /** How many runs make a cache (the first, then each run that uses it until then). */
 export const CODE_CACHE_GENERATIONS = 4;
@@ -77,9 +80,8 @@ function runtimeKey(): string {
  * made for other code.
  */
 function readCache(at: string, bytes: Buffer): { data: Buffer; generation: number } | undefined {
-  let held: Buffer;
-  try { held = readFileSync(at); } catch { return undefined; }
-  if (held.length < 5) return undefined;
+  const held = readCacheFile(at, MAX_CODE_CACHE_BYTES);
+  if (held === undefined || held.length < 5) return undefined;
   const n = held.readUInt32LE(0);
   if (n !== bytes.length || held.length <= 5 + n || !bytes.equals(held.subarray(4, 4 + n))) return undefined;
   return { generation: held[4 + n]!, data: held.subarray(5 + n) };

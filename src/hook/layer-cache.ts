@@ -2,9 +2,9 @@
 // process, and parsing a large .roomodes was most of what it did. An entry holds one file's parse
 // with the exact text it was parsed from, so a changed file (whatever its size or time say) is parsed
 // again. Every failure here is a miss: the hook then parses, as it would without the cache.
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { privateFolder, pruneFolder } from './cache-folder.js';
+import { privateFolder, pruneFolder, readCacheFile } from './cache-folder.js';
 import type { LayerCache, LayerKey, LayerResult } from '../modes/catalogue.js';
 
 /** Bumped when an entry's shape changes. */
@@ -16,6 +16,9 @@ const FORMAT = 2;
  * every upgrade left theirs behind for good. Past it the entries written longest ago go.
  */
 export const MAX_ENTRIES = 64;
+
+/** An entry past this is not read (the file is parsed instead): it holds one mode file of at most 10 MiB, as JSON text and as parsed. */
+export const MAX_ENTRY_BYTES = 64 * 1024 * 1024;
 
 /**
  * FNV-1a over the text's UTF-16 units, twice with other seeds (96 bits in all), for an entry's file
@@ -53,7 +56,9 @@ export function fileLayerCache(dir: string, codeId: string): LayerCache {
       if (!ready()) return undefined;
       try {
         const q = question(key);
-        const entry = JSON.parse(readFileSync(entryFile(q), 'utf8')) as Entry;
+        const bytes = readCacheFile(entryFile(q), MAX_ENTRY_BYTES);
+        if (bytes === undefined) return undefined;
+        const entry = JSON.parse(bytes.toString('utf8')) as Entry;
         return entry.format === FORMAT && entry.question === q && entry.text === key.text ? entry.result : undefined;
       } catch { return undefined; }
     },

@@ -1,10 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
-import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, copyFileSync, mkdirSync, readdirSync, readFileSync, statSync, truncateSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { MAIN, tempDir } from './harness.js';
-import { CODE_CACHE_GENERATIONS } from '../../src/hook/check-loader.js';
+import { CODE_CACHE_GENERATIONS, MAX_CODE_CACHE_BYTES } from '../../src/hook/check-loader.js';
 
 // The self-contained check keeps its code behind "//|" marks and compiles it through V8's code
 // cache in the user's cache folder (src/hook/check-loader.ts). Whatever happens to that cache, the
@@ -85,6 +85,10 @@ test('a damaged cache, or one made from other code of the same length, is not ru
     assert.ok(!readFileSync(onlyFile(folder)).equals(bytes), `${what}: written again`);
     assert.deepEqual(readFileSync(onlyFile(folder)).subarray(0, 4 + codeBytes), good.subarray(0, 4 + codeBytes), `${what}: the new cache holds this file's code`);
   }
+  // One past the size bound is not read at all (a sparse file: nothing is written but its size).
+  truncateSync(onlyFile(folder), MAX_CODE_CACHE_BYTES + 1);
+  judged(run('src/a.ts'), false, 'a cache past the bound');
+  assert.ok(statSync(onlyFile(folder)).size < MAX_CODE_CACHE_BYTES, 'made again');
   // The copy beside the build and the one in the project share their cache: same code, same file.
   judged(run('src/a.ts', BUILT), false, 'the built file');
   assert.equal(readdirSync(folder).length, 1);

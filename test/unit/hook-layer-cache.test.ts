@@ -76,3 +76,20 @@ test('the folder keeps a bounded number of entries: the ones written longest ago
   for (let i = 0; i < 6; i++) assert.equal(cache.get(keyAt(i)), undefined, `the oldest entries went (${i})`);
   for (let i = 6; i < MAX_ENTRIES + 6; i++) assert.ok(cache.get(keyAt(i)), `the newer ones stay (${i})`);
 });
+
+test('an entry past the size bound is not read: a miss, and the next parse replaces it', async (t) => {
+  const { appendFileSync } = await import('node:fs');
+  const { MAX_ENTRY_BYTES } = await import('../../src/hook/layer-cache.js');
+  const dir = folder(t);
+  const cache = fileLayerCache(dir, 'code-a');
+  const key = keyOf(TEXT, 'docs-writer');
+  const result = await layerFromText(TEXT, key.file, 'project', true, undefined, 'docs-writer');
+  cache.set(key, result);
+  assert.deepEqual(cache.get(key), result);
+  // Still a valid entry (JSON allows the blanks after it), but past the bound: read, it would answer.
+  const [name] = entries(dir);
+  appendFileSync(join(dir, name!), Buffer.alloc(MAX_ENTRY_BYTES, 0x20));
+  assert.equal(cache.get(key), undefined);
+  cache.set(key, result);
+  assert.deepEqual(cache.get(key), result);
+});
