@@ -164,9 +164,15 @@ const COMMANDS: Readonly<Record<string, Run>> = {
   demo: async (rest) => (await cli('demo')).runDemo(rest, { ...io, selfCommand: self }),
   'generate-config': async (rest) => (await cli('generateConfig')).runGenerateConfig(rest, io),
   hook: async (rest) => {
+    // Code that cannot load judges nothing: exit 2, which every agent that runs the hook takes as a
+    // refusal (any other failure exit would let the call through in some of them).
+    let hook: Awaited<ReturnType<typeof hookModule>>;
+    try { hook = await hookModule(); } catch (err) {
+      io.err(`roo-modes-server hook: cannot load the hook's code: ${err instanceof Error ? err.message : String(err)}\n`);
+      return 2;
+    }
     // The check's own ways to stdout and stdin (src/cli/check-main.ts), which spare the hook Node's stream modules.
-    const { runHook, readStdin, writeOut, stdinIsTerminal } = await hookModule();
-    return runHook(rest, { ...io, out: writeOut, stdin: readStdin, stdinIsTerminal: stdinIsTerminal() });
+    return hook.runHook(rest, { ...io, out: hook.writeOut, stdin: hook.readStdin, stdinIsTerminal: hook.stdinIsTerminal() });
   },
   export: async (rest) => (await cli('export')).runExport(rest, { ...io, mainPath: MAIN_PATH }),
   help: async (rest) => {

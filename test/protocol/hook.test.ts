@@ -165,3 +165,24 @@ test('a refusal that cannot be written (the agent closed our stdout) still block
     assert.match(stderr, /cannot judge the call: EPIPE/, basename(file));
   }
 });
+
+test('roo-modes-server hook whose bundled check cannot load blocks: exit 2 saying why, not a crash', async (t) => {
+  // Before, the loader's error escaped as a crash (exit 1, which some agents let through).
+  const { cpSync, readFileSync } = await import('node:fs');
+  const { spawnSync } = await import('node:child_process');
+  const copy = tempDir(t, 'rms-hook-broken-dist-');
+  cpSync(join(MAIN, '..'), join(copy, 'dist'), { recursive: true });
+  cpSync(join(MAIN, '..', '..', 'package.json'), join(copy, 'package.json'));
+  const check = join(copy, 'dist', 'roo-modes-check.cjs');
+  const lines = readFileSync(check, 'utf8').split('\n');
+  const at = lines.findIndex((l, i) => i > 300 && l.startsWith('//|const '));
+  lines[at] = `// ${lines[at]!.slice(3)}`;
+  writeFileSync(check, lines.join('\n'));
+  const { root, env } = project(t);
+  const r = spawnSync(process.execPath, [join(copy, 'dist', 'main.cjs'), 'hook', 'claude-code', '--mode', 'architect'], {
+    env: { ...process.env, ...env }, input: event(root, 'Write', { file_path: join(root, 'docs', 'a.md'), content: '' }), encoding: 'utf8',
+  });
+  assert.equal(r.status, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, new RegExp(`^roo-modes-server hook: cannot load the hook's code: line ${at + 1} of .*roo-modes-check\\.cjs is not one of the check's code lines`));
+});
