@@ -15,8 +15,8 @@ export const takesFile = (decision: PermissionDecision): boolean => decision.gro
 
 /**
  * A tool check's answer as callers see it, without the compiled pattern. Copying it per call
- * (`const { pattern, ...decision }`) was a quarter of a hook decision's CPU; checkTool keeps its
- * checks frozen, so each one's copy is made once.
+ * (`const { pattern, ...decision }`) was half of a refusal's CPU (2.2 against 1.1 µs in a loop);
+ * checkTool keeps its checks frozen, so each one's copy is made once.
  */
 const WITHOUT_PATTERN = new WeakMap<ToolCheck, PermissionDecision>();
 function withoutPattern(tool: ToolCheck): PermissionDecision {
