@@ -13,7 +13,7 @@
 // The same file is the self-contained check that export writes into projects (src/export/vendored.ts):
 // run by `node` it is the hook itself (src/cli/check-main.ts), so it is also kept small (compact below),
 // ASCII, and laid out for V8's code cache: a loader (src/hook/check-loader.ts, bundled the same way),
-// then the code with a comment mark before each line (checkFileCode). In that file alone
+// then the code inside one block comment (checkFileCode). In that file alone
 // node:fs/promises is src/hook/sync-fs-promises.ts (`instead`): the check answers once and exits.
 import { createHash } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -205,7 +205,7 @@ export function compact(text) {
  * `code` with every character past ASCII written as its \uXXXX escape, which means the same everywhere
  * in a program without comments (string, template and regex literals, names) except in the raw text
  * of a tagged template: those are refused. The check's code is then one byte per character, which
- * Node reads and V8 scans faster (and U+2028/U+2029, which would end a comment line, cannot be in it).
+ * Node reads and V8 scans faster.
  */
 export function asciiOnly(code) {
   const source = ts.createSourceFile('code.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
@@ -221,21 +221,46 @@ export function asciiOnly(code) {
 }
 
 /**
+ * `code` with every star followed by a slash (which would end the comment that holds the check's
+ * code) inside a string or an untagged template literal written with the slash escaped, which means
+ * the same there; one anywhere else is refused.
+ */
+export function commentSafe(code) {
+  const source = ts.createSourceFile('code.cjs', code, ts.ScriptTarget.ES2022, true, ts.ScriptKind.JS);
+  const literals = [];
+  const visit = (node) => {
+    if (ts.isTaggedTemplateExpression(node)) { visit(node.tag); return; }
+    if (ts.isStringLiteral(node) || ts.isNoSubstitutionTemplateLiteral(node) || ts.isTemplateHead(node) || ts.isTemplateMiddle(node) || ts.isTemplateTail(node)) literals.push([node.getStart(source), node.end]);
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  let out = '';
+  let from = 0;
+  for (let at = code.indexOf('*/'); at >= 0; at = code.indexOf('*/', at + 2)) {
+    if (!literals.some(([start, end]) => start < at && at + 2 < end)) {
+      throw new BundleError(`"*/" at line ${code.slice(0, at).split('\n').length} of the check's code, outside a string: it would end the comment that holds the code`);
+    }
+    out += `${code.slice(from, at)}*\\/`;
+    from = at + 2;
+  }
+  return out + code.slice(from);
+}
+
+/**
  * The self-contained check's code (what follows the vendored header): "use strict", ROO_MODES_CODE_ID
  * (the sha256 of the check's code, which names the build whose parsed mode files the hook may reuse,
  * src/cli/hook.ts), the loader (`loader`, src/hook/check-loader.ts), and then the check's code
- * (`code`) with `mark` before each line: Node's compile of the file takes those lines for comments,
- * and the loader takes them back and compiles them once, through V8's code cache.
+ * (`text`, made ASCII and comment-safe) in one block comment from a line `start` to the last line
+ * `end`: Node's compile of the file skips it, and the loader takes it out and compiles it once,
+ * through V8's code cache.
  */
-export function checkFileCode(text, loader, mark) {
-  const code = asciiOnly(text);
-  if (code.includes('\r')) throw new BundleError("the check's code holds a carriage return, which would end its comment line early");
+export function checkFileCode(text, loader, start, end) {
+  const code = commentSafe(asciiOnly(text));
   if (!code.endsWith('\n')) throw new BundleError("the check's code does not end with a newline");
   const first = loader.indexOf('\n');
   if (!/^["']use strict["'];$/.test(loader.slice(0, first))) throw new BundleError('the compact loader does not start with "use strict"');
-  const note = `// The check's code follows, each line behind "${mark}": Node's compile of this file skips comments, and the code above compiles these lines once, through V8's code cache (in $XDG_CACHE_HOME or ~/.cache, roo-modes-server/hook-code).\n`;
-  const lines = code.slice(0, -1).split('\n').map((line) => `${mark}${line}\n`).join('');
-  return `${loader.slice(0, first + 1)}const ROO_MODES_CODE_ID = "${createHash('sha256').update(code, 'utf8').digest('hex')}";\n${loader.slice(first + 1)}${note}${lines}`;
+  const note = `// The check's code follows, in one comment from the line "${start}" to the last line "${end}": Node's compile of this file skips it, and the code above compiles it once, through V8's code cache (in $XDG_CACHE_HOME or ~/.cache, roo-modes-server/hook-code).\n`;
+  return `${loader.slice(0, first + 1)}const ROO_MODES_CODE_ID = "${createHash('sha256').update(code, 'utf8').digest('hex')}";\n${loader.slice(first + 1)}${note}${start}\n${code}${end}\n`;
 }
 
 /**
@@ -253,7 +278,7 @@ const BUNDLES = [
 if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   // Built by tsc just before: the header has one owner, the module export reads it with.
   const { VENDORED, vendoredText } = await import(pathToFileURL(join(DIST, 'export', 'vendored.js')).href);
-  const { BODY_MARK } = await import(pathToFileURL(join(DIST, 'hook', 'check-loader.js')).href);
+  const { BODY_START, BODY_END } = await import(pathToFileURL(join(DIST, 'hook', 'check-loader.js')).href);
   const loader = compact(bundle(join(DIST, 'hook', 'check-loader.js'), ['runCheckBody'], DIST, { tail: 'runCheckBody(__filename, module, require, ROO_MODES_CODE_ID);\n' }).text);
   const { version } = JSON.parse(readFileSync(join(DIST, '..', 'package.json'), 'utf8'));
   // Required by dist/main.cjs the check only gives its functions; run by node itself it is the hook.
@@ -261,7 +286,7 @@ if (process.argv[1] !== undefined && resolve(process.argv[1]) === fileURLToPath(
   for (const b of BUNDLES) {
     const out = join(DIST, VENDORED[b.kind].bundle);
     try {
-      const finish = b.compact ? (text) => vendoredText(b.kind, version, checkFileCode(compact(text + run), loader, BODY_MARK)) : (text) => vendoredText(b.kind, version, text);
+      const finish = b.compact ? (text) => vendoredText(b.kind, version, checkFileCode(compact(text + run), loader, BODY_START, BODY_END)) : (text) => vendoredText(b.kind, version, text);
       const count = await writeBundle(join(DIST, b.entry), b.names, out, finish, b.instead);
       process.stderr.write(`bundle-hook: ${relative(process.cwd(), out)} from ${count} modules (${readFileSync(out).length} bytes)\n`);
     } catch (err) {

@@ -1,19 +1,22 @@
-// The first code of the self-contained check (roo-modes-check.cjs). The check's own code follows
-// in the same file, every line of it behind BODY_MARK: Node compiles the whole file before running
-// any of it, and to that compile those lines are comments, skipped almost for free. This takes them
-// back and compiles them once, through V8's code cache kept in the user's cache folder: compiling
-// the check's ~150 KB of code was about half of what the hook added to Node's own start before
-// every tool call it guards, and the cache takes most of that away (docs/performance.md).
-// Nothing here decides anything: whatever fails only costs the cache, except a file whose code
-// lines were altered, which is refused (and, run as the hook, blocks the call: exit 2).
+// The first code of the self-contained check (roo-modes-check.cjs). The check's own code follows in
+// the same file, inside one block comment (from a line BODY_START to the last line, BODY_END): Node
+// compiles the whole file before running any of it, and to that compile the code is a comment,
+// skipped almost for free. This takes it out and compiles it once, through V8's code cache kept in
+// the user's cache folder: compiling the check's ~150 KB of code was about half of what the hook
+// added to Node's own start before every tool call it guards, and the cache takes most of that away
+// (docs/performance.md). Nothing here decides anything: whatever fails only costs the cache, except
+// a file whose code was altered so that it no longer stays in its comment, which is refused (run as
+// the hook: exit 2, which blocks the call). A file cut short is no JavaScript at all: Node refuses
+// it before any of this runs, and the exported hooks are set to block when the hook fails.
 import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
 import { hookCacheFolder, privateFolder, pruneFolder, readCacheFile } from './cache-folder.js';
 
-/** What starts each line of the check's code in the file. */
-export const BODY_MARK = '//|';
+/** The line that opens the comment holding the check's code, and the last line, which closes it. */
+export const BODY_START = '/*';
+export const BODY_END = '*/';
 
 /**
  * V8 flags set before the code compiles: the regex engine's, which the code sets on load anyway
@@ -33,30 +36,29 @@ export const MAX_CODE_CACHE_BYTES = 16 * 1024 * 1024;
 export const CODE_CACHE_GENERATIONS = 4;
 
 /**
- * The check's code as the file holds it: the bytes from its first marked line on, and how many lines
- * come before them (for stack traces). Throws when there is no marked line or no final newline.
+ * The check's code as the file holds it (the bytes between the line BODY_START and the last line,
+ * BODY_END) and how many lines come before it (for stack traces). Throws when there is none.
  */
-export function markedBody(file: string, raw: Buffer): { bytes: Buffer; line: number } {
-  const start = raw.indexOf(`\n${BODY_MARK}`);
-  if (start < 0 || raw[raw.length - 1] !== 0x0a) throw new Error(`${file} is not a whole check file (no code lines, or no newline at its end); export again to replace it`);
-  return { bytes: raw.subarray(start + 1), line: raw.subarray(0, start + 1).toString('latin1').split('\n').length - 1 };
+export function commentedBody(file: string, raw: Buffer): { bytes: Buffer; line: number } {
+  const start = raw.indexOf(`\n${BODY_START}\n`);
+  const end = raw.length - BODY_END.length - 2;
+  if (start < 0 || end < start + BODY_START.length + 2 || raw.toString('latin1', end) !== `\n${BODY_END}\n`) {
+    throw new Error(`${file} is not a whole check file (its code is not in a comment from a line "${BODY_START}" to the last line "${BODY_END}"); export again to replace it`);
+  }
+  const from = start + BODY_START.length + 2;
+  return { bytes: raw.subarray(from, end + 1), line: raw.subarray(0, from).toString('latin1').split('\n').length - 1 };
 }
 
 /**
- * The code itself: the marked lines without their marks. Unless `checked` (these very bytes passed
- * before), throws, naming the line, when one of them lacks the mark: the file was edited, and no
- * one can say what it would run.
+ * The code itself. Unless `checked` (these very bytes passed before), throws, naming the line, when
+ * it holds the comment's end: the file was edited, and what follows that point is not what it seems.
  */
-export function unmarked(file: string, bytes: Buffer, line: number, checked = false): string {
-  const text = bytes.toString('utf8');
-  const code = text.slice(BODY_MARK.length).replaceAll(`\n${BODY_MARK}`, '\n');
+export function codeOf(file: string, bytes: Buffer, line: number, checked = false): string {
+  const code = bytes.toString('utf8');
   if (checked) return code;
-  // Each line (each ends with a newline) gave up one mark, or one of them had none.
-  let lines = 0;
-  for (let i = text.indexOf('\n'); i >= 0; i = text.indexOf('\n', i + 1)) lines++;
-  if (text.length - code.length !== BODY_MARK.length * lines) {
-    const bad = text.split('\n').findIndex((l) => !l.startsWith(BODY_MARK));
-    throw new Error(`line ${line + bad + 1} of ${file} is not one of the check's code lines (it does not start with "${BODY_MARK}"); export again rather than editing it`);
+  const at = code.indexOf(BODY_END);
+  if (at >= 0) {
+    throw new Error(`line ${line + code.slice(0, at).split('\n').length} of ${file} ends the comment that holds the check's code ("${BODY_END}"); export again rather than editing it`);
   }
   return code;
 }
@@ -76,7 +78,7 @@ function runtimeKey(): string {
  * A cache file holds the code's bytes as the file had them (a 4-byte length, then the bytes), its
  * generation (one byte) and then V8's data. V8 itself checks only the code's length, and a copy
  * edited to the same length must not run the code the cache was made from: the bytes must be equal
- * (and so passed unmarked's check when the cache was made). Undefined when the file is missing or
+ * (and so passed codeOf's check when the cache was made). Undefined when the file is missing or
  * made for other code.
  */
 function readCache(at: string, bytes: Buffer): { data: Buffer; generation: number } | undefined {
@@ -108,14 +110,14 @@ function writeCache(dir: string, at: string, bytes: Buffer, generation: number, 
  */
 export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJS.Require, codeId: string): void {
   try {
-    const { bytes, line } = markedBody(file, readFileSync(file));
+    const { bytes, line } = commentedBody(file, readFileSync(file));
     let flagged = true;
     try { for (const flag of CHECK_V8_FLAGS) setFlagsFromString(flag); } catch { flagged = false; }
     // Only under V8 with its flags set, and only in a folder of this user's alone: the cache is run as code.
     const dir = hookCacheFolder(process.env, 'hook-code');
     const at = flagged && privateFolder(dir) ? join(dir, `${codeId.slice(0, 24)}-${runtimeKey()}.bin`) : undefined;
     const kept = at === undefined ? undefined : readCache(at, bytes);
-    const code = unmarked(file, bytes, line, kept !== undefined);
+    const code = codeOf(file, bytes, line, kept !== undefined);
     const script = new Script(`(function (exports, require, module, __filename, __dirname, ROO_MODES_CODE_ID) {${code}\n})`, {
       filename: file, lineOffset: line, ...(kept === undefined ? {} : { cachedData: kept.data }),
     });

@@ -174,15 +174,13 @@ test('roo-modes-server hook whose bundled check cannot load blocks: exit 2 sayin
   cpSync(join(MAIN, '..'), join(copy, 'dist'), { recursive: true });
   cpSync(join(MAIN, '..', '..', 'package.json'), join(copy, 'package.json'));
   const check = join(copy, 'dist', 'roo-modes-check.cjs');
-  const lines = readFileSync(check, 'utf8').split('\n');
-  const at = lines.findIndex((l, i) => i > 300 && l.startsWith('//|const '));
-  lines[at] = `// ${lines[at]!.slice(3)}`;
-  writeFileSync(check, lines.join('\n'));
+  // Cut short: its code's comment never ends, so the file is no JavaScript to Node.
+  writeFileSync(check, readFileSync(check, 'utf8').slice(0, -3));
   const { root, env } = project(t);
   const r = spawnSync(process.execPath, [join(copy, 'dist', 'main.cjs'), 'hook', 'claude-code', '--mode', 'architect'], {
     env: { ...process.env, ...env }, input: event(root, 'Write', { file_path: join(root, 'docs', 'a.md'), content: '' }), encoding: 'utf8',
   });
   assert.equal(r.status, 2, r.stderr);
   assert.equal(r.stdout, '');
-  assert.match(r.stderr, new RegExp(`^roo-modes-server hook: cannot load the hook's code: line ${at + 1} of .*roo-modes-check\\.cjs is not one of the check's code lines`));
+  assert.match(r.stderr, /^roo-modes-server hook: cannot load the hook's code: .*(Unterminated comment|Invalid or unexpected token)/);
 });

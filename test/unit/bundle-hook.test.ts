@@ -113,3 +113,17 @@ test('asciiOnly writes characters past ASCII as escapes that mean the same, and 
   assert.throws(() => asciiOnly('String.raw`\u2026`;\n'), (err: unknown) => err instanceof BundleError && /tagged template/.test((err as Error).message));
   assert.throws(() => asciiOnly('"\\\u2026";\n'), (err: unknown) => err instanceof BundleError && /follows a backslash/.test((err as Error).message));
 });
+
+test('commentSafe escapes a comment end inside strings and templates, and refuses one anywhere else', async () => {
+  // @ts-expect-error: a build script in plain JavaScript, without type declarations
+  const { commentSafe } = await import('../../src/build/bundle-hook.mjs');
+  const end = '*' + '/';
+  const source = `module.exports = ["src/**${'/'}x.md", \`a${end}b\${1}c${end}\`, 'plain'];\n`;
+  const text: string = commentSafe(source);
+  assert.ok(!text.includes(end), text);
+  const load = (code: string): unknown => { const mod = { exports: {} as unknown }; new Function('module', code)(mod); return mod.exports; };
+  assert.deepEqual(load(text), load(source));
+  for (const bad of [`const a = 2 ${end} 1;\n`, `const r = /ab${end}g;\n`, `const r = String.raw\`a${end}b\`;\n`]) {
+    assert.throws(() => commentSafe(bad), (err: unknown) => err instanceof BundleError && /outside a string/.test((err as Error).message), bad);
+  }
+});
