@@ -37,16 +37,19 @@ export const CODE_CACHE_GENERATIONS = 4;
 
 /**
  * The check's code as the file holds it (the bytes between the line BODY_START and the last line,
- * BODY_END) and how many lines come before it (for stack traces). Throws when there is none.
+ * BODY_END) and how many lines come before it (for stack traces). Throws when there is none. Lines
+ * may end with CR LF, as Git writes them out on Windows where told to: JavaScript reads both alike.
  */
 export function commentedBody(file: string, raw: Buffer): { bytes: Buffer; line: number } {
-  const start = raw.indexOf(`\n${BODY_START}\n`);
-  const end = raw.length - BODY_END.length - 2;
-  if (start < 0 || end < start + BODY_START.length + 2 || raw.toString('latin1', end) !== `\n${BODY_END}\n`) {
+  const eol = raw.indexOf('\r\n') >= 0 && raw.indexOf('\r\n') === raw.indexOf('\n') - 1 ? '\r\n' : '\n';
+  const start = raw.indexOf(`${eol}${BODY_START}${eol}`);
+  const close = `${eol}${BODY_END}${eol}`;
+  const from = start + eol.length + BODY_START.length + eol.length;
+  const to = raw.length - close.length + eol.length;
+  if (start < 0 || to <= from || raw.toString('latin1', to - eol.length) !== close) {
     throw new Error(`${file} is not a whole check file (its code is not in a comment from a line "${BODY_START}" to the last line "${BODY_END}"); export again to replace it`);
   }
-  const from = start + BODY_START.length + 2;
-  return { bytes: raw.subarray(from, end + 1), line: raw.subarray(0, from).toString('latin1').split('\n').length - 1 };
+  return { bytes: raw.subarray(from, to), line: raw.subarray(0, from).toString('latin1').split('\n').length - 1 };
 }
 
 /**
@@ -130,6 +133,10 @@ export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJ
       process.once('exit', () => { writeCache(dir, at, bytes, fresh ? 1 : kept.generation + 1, script); });
     }
     (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file), codeId);
+    // Code that compiled but is not the check (emptied, say) must not pass for a silent "no objection".
+    if (typeof (module.exports as { runCheckFile?: unknown }).runCheckFile !== 'function') {
+      throw new Error(`${file} holds no check (its code defines no runCheckFile); export again to replace it`);
+    }
   } catch (err) {
     if (require.main !== module) throw err;
     process.stderr.write(`roo-modes-check: cannot start: ${err instanceof Error ? err.message : String(err)}\n`);

@@ -135,3 +135,18 @@ test('a check file whose code no longer stays in its comment is refused with exi
   assert.equal(empty.code, 2, empty.stderr);
   assert.match(empty.stderr, /is not a whole check file/);
 });
+
+test('a copy with CR LF line ends (as Git may write it on Windows) judges alike; one whose code was emptied blocks', (t) => {
+  const { check, run } = rig(t);
+  const text = readFileSync(check, 'utf8');
+  writeFileSync(check, text.replaceAll('\n', '\r\n'));
+  judged(run('src/a.ts'), false, 'CR LF');
+  judged(run('docs/a.md'), true, 'CR LF');
+  // Still a whole file, and code that compiles, but no check: not a silent "no objection".
+  const lines = text.split('\n');
+  writeFileSync(check, `${lines.slice(0, lines.indexOf('/*') + 1).join('\n')}\n"use strict";\n*/\n`);
+  const r = run('src/a.ts');
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, '');
+  assert.match(r.stderr, /^roo-modes-check: cannot start: .*roo-modes-check\.cjs holds no check \(its code defines no runCheckFile\); export again to replace it\n$/);
+});
