@@ -41,7 +41,8 @@ export const CODE_CACHE_GENERATIONS = 4;
  * may end with CR LF, as Git writes them out on Windows where told to: JavaScript reads both alike.
  */
 export function commentedBody(file: string, raw: Buffer): { bytes: Buffer; line: number } {
-  const eol = raw.indexOf('\r\n') >= 0 && raw.indexOf('\r\n') === raw.indexOf('\n') - 1 ? '\r\n' : '\n';
+  const first = raw.indexOf(0x0a);
+  const eol = first > 0 && raw[first - 1] === 0x0d ? '\r\n' : '\n';
   const start = raw.indexOf(`${eol}${BODY_START}${eol}`);
   const close = `${eol}${BODY_END}${eol}`;
   const from = start + eol.length + BODY_START.length + eol.length;
