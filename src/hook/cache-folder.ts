@@ -1,7 +1,7 @@
 // Where the hook keeps what it remembers between its processes (parsed mode files, compiled code),
 // and the test a folder must pass before anything is read from it or written to it: what it holds
 // stands in for the user's mode files or is run as code, so it must be this user's alone.
-import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, rmSync, statSync } from 'node:fs';
+import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
 
@@ -27,7 +27,7 @@ export function privateFolder(dir: string): boolean {
 }
 
 /** Keeps the `keep` entries of `dir` written last (by their time); any failure leaves it as it is. */
-export function pruneFolder(dir: string, keep: number): void {
+function pruneFolder(dir: string, keep: number): void {
   const names = readdirSync(dir);
   if (names.length <= keep) return;
   const aged: [number, string][] = [];
@@ -56,5 +56,21 @@ export function readCacheFile(file: string, maxBytes: number): Buffer | undefine
     return undefined;
   } finally {
     if (fd !== undefined) closeSync(fd);
+  }
+}
+
+/**
+ * Writes `file` in `dir` (0600) aside and renames it into place, so a reader sees the old file or the
+ * new one, never half of one; then keeps the `keep` files written last. `data` is called only here,
+ * so making it costs nothing when writing cannot happen. A cache that cannot be written is only slower.
+ */
+export function writeCacheFile(dir: string, file: string, data: () => string | Uint8Array, keep: number): void {
+  const aside = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(aside, data(), { mode: 0o600 });
+    renameSync(aside, file);
+    pruneFolder(dir, keep);
+  } catch {
+    try { rmSync(aside, { force: true }); } catch { /* nothing more to do */ }
   }
 }

@@ -8,11 +8,11 @@
 // a file whose code was altered so that it no longer stays in its comment, which is refused (run as
 // the hook: exit 2, which blocks the call). A file cut short is no JavaScript at all: Node refuses
 // it before any of this runs, and the exported hooks are set to block when the hook fails.
-import { readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { setFlagsFromString } from 'node:v8';
 import { Script } from 'node:vm';
-import { hookCacheFolder, privateFolder, pruneFolder, readCacheFile } from './cache-folder.js';
+import { hookCacheFolder, privateFolder, readCacheFile, writeCacheFile } from './cache-folder.js';
 
 /** The line that opens the comment holding the check's code, and the last line, which closes it. */
 export const BODY_START = '/*';
@@ -93,18 +93,11 @@ function readCache(at: string, bytes: Buffer): { data: Buffer; generation: numbe
   return { generation: held[4 + n]!, data: held.subarray(5 + n) };
 }
 
-/** At exit: the cache for `bytes`, written aside and renamed into place, then the folder pruned. */
-function writeCache(dir: string, at: string, bytes: Buffer, generation: number, script: Script): void {
-  const aside = `${at}.${process.pid}.tmp`;
-  try {
-    const size = Buffer.alloc(4);
-    size.writeUInt32LE(bytes.length, 0);
-    writeFileSync(aside, Buffer.concat([size, bytes, Buffer.of(generation), script.createCachedData()]), { mode: 0o600 });
-    renameSync(aside, at);
-    pruneFolder(dir, MAX_CODE_CACHES);
-  } catch {
-    try { rmSync(aside, { force: true }); } catch { /* nothing more to do */ }
-  }
+/** A cache file's text: the code's bytes (after their 4-byte length), the generation, V8's data. */
+function cacheText(bytes: Buffer, generation: number, script: Script): Buffer {
+  const size = Buffer.alloc(4);
+  size.writeUInt32LE(bytes.length, 0);
+  return Buffer.concat([size, bytes, Buffer.of(generation), script.createCachedData()]);
 }
 
 /**
@@ -131,7 +124,7 @@ export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJ
     // file parsed) are all in it.
     const fresh = kept === undefined || script.cachedDataRejected === true;
     if (at !== undefined && (fresh || kept.generation < CODE_CACHE_GENERATIONS)) {
-      process.once('exit', () => { writeCache(dir, at, bytes, fresh ? 1 : kept.generation + 1, script); });
+      process.once('exit', () => { writeCacheFile(dir, at, () => cacheText(bytes, fresh ? 1 : kept.generation + 1, script), MAX_CODE_CACHES); });
     }
     (script.runInThisContext() as (...args: unknown[]) => void)(module.exports, require, module, file, dirname(file), codeId);
     // Code that compiled but is not the check (emptied, say) must not pass for a silent "no objection".

@@ -2,9 +2,8 @@
 // process, and parsing a large .roomodes was most of what it did. An entry holds one file's parse
 // with the exact text it was parsed from, so a changed file (whatever its size or time say) is parsed
 // again. Every failure here is a miss: the hook then parses, as it would without the cache.
-import { renameSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { privateFolder, pruneFolder, readCacheFile } from './cache-folder.js';
+import { privateFolder, readCacheFile, writeCacheFile } from './cache-folder.js';
 import type { LayerCache, LayerKey, LayerResult } from '../modes/catalogue.js';
 
 /** Bumped when an entry's shape changes. */
@@ -65,17 +64,7 @@ export function fileLayerCache(dir: string, codeId: string): LayerCache {
     set(key, result) {
       if (!ready()) return;
       const q = question(key);
-      const file = entryFile(q);
-      const temp = `${file}.${process.pid}.tmp`;
-      try {
-        // Written aside and renamed: a reader sees the old entry or the new one, never half of one.
-        writeFileSync(temp, JSON.stringify({ format: FORMAT, question: q, text: key.text, result } satisfies Entry), { mode: 0o600 });
-        renameSync(temp, file);
-        pruneFolder(dir, MAX_ENTRIES);
-      } catch {
-        // A cache that cannot be written is only slower.
-        try { rmSync(temp, { force: true }); } catch { /* nothing more to do */ }
-      }
+      writeCacheFile(dir, entryFile(q), () => JSON.stringify({ format: FORMAT, question: q, text: key.text, result } satisfies Entry), MAX_ENTRIES);
     },
   };
 }
