@@ -31,6 +31,35 @@ describe('decidePath', () => {
   }
 });
 
+/**
+ * A relative POSIX text of plain names is judged from the text first (decidePath's shortcut). The
+ * same text behind `./` takes the full way, and must get the same answer: the same words when it
+ * is allowed or refused by the pattern, the same kind of refusal otherwise (whose words quote the
+ * text as given).
+ */
+describe('the plain-name shortcut answers as the full way', () => {
+  const texts = [
+    ...ROWS.filter(([raw, , , o]) => (o?.platform ?? 'posix') === 'posix' && !raw.startsWith('/') && !raw.startsWith('~') && o?.root === undefined).map(([raw]) => raw),
+    'a//b.md', 'a/./b.md', 'a/../b.md', 'docs/', '.', '..', '...', '.md', 'docs/..md', 'x:y.md', 'ab:c.md', '\\x.md', 'a\tb.md',
+    'docs/a.md/x', 'src.ts/a.md', 'locked/a.md', 'dev', 'dev/a.md', 'indir/../docs/a.md', 'é.md', 'docs/é.md', 'a/'.repeat(2046) + 'b.md',
+  ];
+  // `./` changes what some texts are: it makes the empty text a folder, moves a text past the
+  // length limit, and hides a drive letter; those are compared by the table alone.
+  for (const raw of new Set(texts.filter((t) => t !== '' && t.length <= 4094 && t.charAt(1) !== ':'))) {
+    for (const pattern of ['md', 'none'] as const) {
+      it(`${JSON.stringify(raw.length > 40 ? `${raw.slice(0, 40)}…` : raw)} (${pattern})`, () => {
+        const rules = rulesOf(pattern, undefined);
+        for (const confine of [true, false]) {
+          const quick = decidePath(raw, { ...rules, confine }, fakeFs(TREE));
+          const full = decidePath(`./${raw}`, { ...rules, confine }, fakeFs(TREE));
+          if (quick.allowed || quick.refusal === 'pattern') assert.deepEqual(quick, full);
+          else assert.equal(summary(quick), summary(full), JSON.stringify({ quick, full }));
+        }
+      });
+    }
+  }
+});
+
 test('the table is large and covers every kind of outcome', () => {
   assert.ok(ROWS.length >= 100, `${ROWS.length} rows`);
   for (const kind of ['ok', 'text', 'outside', 'unresolvable', 'pattern']) {
