@@ -1,10 +1,10 @@
 // The hooks' one door to validate_tool_use's rules, applied to one event for the command hook and
 // the HTTP endpoint alike, and the answers each host reads. It never adds a rule of its own.
-import { isAbsolute, relative, resolve, sep } from 'node:path';
+import { isAbsolute, relative, sep } from 'node:path';
 import { readLayerText, type Catalogue } from '../modes/catalogue.js';
 import { mayDefineSlug } from '../modes/one-mode.js';
 import { checkTool, type CompiledMode, type PermissionDecision, type ToolCheck } from '../modes/permissions.js';
-import { decideFileUse, takesFile } from '../modes/decide-tool-use.js';
+import { decideFileUse, resolvedRoot, takesFile } from '../modes/decide-tool-use.js';
 import { pathsOf, type ToolEvent } from './event.js';
 
 /**
@@ -35,12 +35,6 @@ function asProjectPath(path: string, root: string): string {
 /** A component that path.relative would normalise: empty (`//`, a trailing `/`), `.` or `..`. */
 const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
-/** resolve(root) for the last root seen: a server judges every call against one project root. */
-const lastRoot = { given: '', resolved: '' };
-function resolvedRoot(root: string): string {
-  if (root !== lastRoot.given) { lastRoot.resolved = resolve(root); lastRoot.given = root; }
-  return lastRoot.resolved;
-}
 
 /** A hook's verdict: no objection (the host's own rules decide), or a refusal with its reason. */
 export type Verdict = { deny: false } | { deny: true; reason: string };
@@ -58,17 +52,21 @@ export function judgeEvent(mode: CompiledMode, event: ToolEvent, projectRoot: st
   const cursorMcp = event.toolName.startsWith(CURSOR_MCP_PREFIX) && event.toolName.length > CURSOR_MCP_PREFIX.length;
   const name = cursorMcp ? 'use_mcp_tool' : event.toolName;
   const tool = checkTool(mode, name);
-  if (tool.group === null || (editsOnly && tool.group !== 'edit')) return { deny: false };
-  const paths = takesFile(tool) && tool.allowed ? pathsOf(event.input) : [];
-  const decisions = paths.length === 0
-    ? [decideHookCall(mode, name, undefined, projectRoot, tool)]
-    : paths.map((p) => decideHookCall(mode, name, p, projectRoot, tool));
-  const refused = decisions.find((d) => !d.allowed);
-  if (!refused) return { deny: false };
+  if (tool.group === null || (editsOnly && tool.group !== 'edit')) return NO_OBJECTION_VERDICT;
+  const paths = takesFile(tool) && tool.allowed ? pathsOf(event.input) : NO_PATHS;
+  // Each file in turn, up to the first refused one, which is the answer.
+  let refused = paths.length === 0 ? decideHookCall(mode, name, undefined, projectRoot, tool) : undefined;
+  for (const path of paths) {
+    const decision = decideHookCall(mode, name, path, projectRoot, tool);
+    if (!decision.allowed) { refused = decision; break; }
+  }
+  if (refused === undefined || refused.allowed) return NO_OBJECTION_VERDICT;
   return { deny: true, reason: `Mode ${mode.slug} (roo-modes-server): ${cursorMcp ? `${event.toolName} is an MCP tool. ` : ''}${refused.reason}` };
 }
 
 const CURSOR_MCP_PREFIX = 'MCP:';
+const NO_PATHS: readonly string[] = Object.freeze([]);
+const NO_OBJECTION_VERDICT: Verdict = Object.freeze({ deny: false });
 
 /**
  * The mode an exported Claude Code subagent stands for: its name is the slug lower-cased (agentName

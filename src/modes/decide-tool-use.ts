@@ -1,7 +1,7 @@
 // The single entry point for "may this mode use this tool on this file?": the tool rules
 // (checkTool) and the path decision (decidePath), worded for people. It keeps nothing about the file
 // system; only each (frozen, kept) tool check's answer without its pattern, made once.
-import { resolve } from 'node:path';
+import { isAbsolute, resolve } from 'node:path';
 import { checkTool, type CompiledMode, type PermissionContext, type PermissionDecision, type ToolCheck } from './permissions.js';
 import { decidePath } from '../paths/decide.js';
 import { liveFsView } from '../paths/live-fs.js';
@@ -29,13 +29,25 @@ function withoutPattern(tool: ToolCheck): PermissionDecision {
   return decision;
 }
 
+/**
+ * resolve(root), kept for the last absolute root seen: a server judges every call against one
+ * project root, and path.resolve normalises the text anew each time. A relative root depends on
+ * the working folder, so it is resolved on every call.
+ */
+const lastRoot = { given: '', resolved: '' };
+export function resolvedRoot(root: string): string {
+  if (root === lastRoot.given) return lastRoot.resolved;
+  const resolved = resolve(root);
+  if (isAbsolute(root)) { lastRoot.resolved = resolved; lastRoot.given = root; }
+  return resolved;
+}
+
 /** The path a Roo tool acts on: `path`, else `file_path`; empty means none was given. */
 function pickPath(args: { path?: unknown; file_path?: unknown }): { path?: string; bad?: unknown } {
-  for (const v of [args.path, args.file_path]) {
-    if (v === undefined || v === null || v === '') continue;
-    return typeof v === 'string' ? { path: v } : { bad: v };
-  }
-  return {};
+  const given = args.path;
+  const v = given === undefined || given === null || given === '' ? args.file_path : given;
+  if (v === undefined || v === null || v === '') return {};
+  return typeof v === 'string' ? { path: v } : { bad: v };
 }
 
 /**
@@ -82,7 +94,7 @@ export function decideFileUse(
     };
   }
   const raw = picked.path;
-  const root = resolve(ctx.projectRoot ?? process.cwd());
+  const root = resolvedRoot(ctx.projectRoot ?? process.cwd());
   const path = decidePath(raw, { root, confine: ctx.confineToProjectRoot, pattern: pattern ?? null }, fs);
   if (path.allowed) return decision;
   if (path.refusal !== 'pattern') return { ...decision, allowed: false, error: 'file', reason: `Path refused: ${path.problem}.` };

@@ -34,29 +34,6 @@ function real(path: string): string | null {
   try { return realpathSync.native(path); } catch { return null; }
 }
 
-/** Remembers each answer of `ask` by path; the map lives as long as the view it belongs to. */
-function remembered<T extends object | string | null>(ask: (path: string) => T): (path: string) => T {
-  const seen = new Map<string, T>();
-  return (path) => {
-    let found = seen.get(path); // never undefined once asked: T excludes it
-    if (found === undefined) {
-      found = ask(path);
-      seen.set(path, found);
-    }
-    return found;
-  };
-}
-
-/** Wraps a view so each path is asked about at most once; meant to live for one decision only. */
-export function onceEach(inner: FsView): FsView {
-  const entry = remembered((path) => inner.entry(path));
-  const rp = inner.realpath;
-  return {
-    platform: inner.platform, home: inner.home?.bind(inner), entry,
-    realpath: rp ? remembered((path) => rp.call(inner, path)) : undefined, resolvesPrefixes: inner.resolvesPrefixes === true,
-  };
-}
-
 /** The home folder as a shell finds it ($HOME first, then the user database), or null without one. */
 function home(): string | null {
   try { return homedir() || null; } catch { return null; }
@@ -68,5 +45,42 @@ function home(): string | null {
  */
 const LIVE: FsView = { platform: process.platform === 'win32' ? 'win32' : 'posix', home, entry: look, realpath: real, resolvesPrefixes: true };
 
+/**
+ * A view that asks `inner` about each path at most once; meant to live for one decision only. A
+ * class whose memos are made on first use, because a hook needs a fresh view for every call and
+ * most calls (a name the pattern refuses) ask nothing at all.
+ */
+class OnceEach implements FsView {
+  readonly platform: FsView['platform'];
+  readonly resolvesPrefixes: boolean;
+  #entries: Map<string, Entry> | null = null;
+  #reals: Map<string, string | null> | null = null;
+
+  constructor(private readonly inner: FsView) {
+    this.platform = inner.platform;
+    this.resolvesPrefixes = inner.resolvesPrefixes === true;
+  }
+
+  home(): string | null { return this.inner.home?.() ?? null; }
+
+  entry(path: string): Entry {
+    const seen = (this.#entries ??= new Map());
+    let found = seen.get(path);
+    if (found === undefined) { found = this.inner.entry(path); seen.set(path, found); }
+    return found;
+  }
+
+  /** Null (walk instead) when the inner view has no realpath of its own. */
+  realpath(path: string): string | null {
+    const seen = (this.#reals ??= new Map());
+    let found = seen.get(path);
+    if (found === undefined) { found = this.inner.realpath?.(path) ?? null; seen.set(path, found); }
+    return found;
+  }
+}
+
+/** Wraps a view so each path is asked about at most once; meant to live for one decision only. */
+export const onceEach = (inner: FsView): FsView => new OnceEach(inner);
+
 /** A fresh view of the real file system for one decision: nothing it learns outlives that decision. */
-export const liveFsView = (): FsView => onceEach(LIVE);
+export const liveFsView = (): FsView => new OnceEach(LIVE);

@@ -118,14 +118,16 @@ export function locate(parts: readonly string[], fs: FsView): Walk {
  */
 export function plainBelow(root: readonly string[], names: readonly string[], folder: boolean, fs: FsView): boolean {
   if (fs.resolvesPrefixes !== true || names.length === 0) return false;
-  const pos = [...root];
+  // The absolute text grows by one name per step (what absoluteText gives for each prefix).
+  const top = root.length === 0 ? '' : absoluteText(root);
+  let at = top;
   for (let i = 0; i < names.length; i++) {
-    pos.push(names[i]!);
-    const found = fs.entry(absoluteText(pos));
+    at += `/${names[i]!}`;
+    const found = fs.entry(at);
     switch (found.kind) {
       case 'dir': continue;
       case 'file': case 'other': return i === names.length - 1 && !folder;
-      case 'missing': return i > 0 || fs.entry(absoluteText([...root, '.'])).kind === 'dir';
+      case 'missing': return i > 0 || fs.entry(`${top}/.`).kind === 'dir';
       default: return false;
     }
   }
