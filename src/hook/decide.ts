@@ -35,7 +35,6 @@ function asProjectPath(path: string, root: string): string {
 /** A component that path.relative would normalise: empty (`//`, a trailing `/`), `.` or `..`. */
 const NOT_PLAIN = /(?:^|\/)\.{0,2}(?:\/|$)/;
 
-
 /** A hook's verdict: no objection (the host's own rules decide), or a refusal with its reason. */
 export type Verdict = { deny: false } | { deny: true; reason: string };
 

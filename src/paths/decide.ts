@@ -66,7 +66,7 @@ function rootPartsOf(root: string, platform: PathPlatform): readonly string[] {
 
 export function decidePath(raw: string, rules: PathRules, fs: FsView): PathDecision {
   // The common case, read from the text alone: a relative POSIX path whose every component is a
-  // plain name is its own project-relative name (what steps 1 below would find), so it is judged
+  // plain name is its own project-relative name (what step 1 below would find), so it is judged
   // without splitting, normalising or allocating; a link or error below the root still takes the
   // full way, which then starts over.
   if (fs.platform === 'posix' && isPlainRelative(raw)) {
