@@ -40,7 +40,7 @@ export const CODE_CACHE_GENERATIONS = 4;
  * BODY_END) and how many lines come before it (for stack traces). Throws when there is none. Lines
  * may end with CR LF, as Git writes them out on Windows where told to: JavaScript reads both alike.
  */
-export function commentedBody(file: string, raw: Buffer): { bytes: Buffer; line: number } {
+export function commentedBody(file: string, raw: Buffer): { bytes: Buffer; line: number; crlf: boolean } {
   const first = raw.indexOf(0x0a);
   const eol = first > 0 && raw[first - 1] === 0x0d ? '\r\n' : '\n';
   const start = raw.indexOf(`${eol}${BODY_START}${eol}`);
@@ -50,7 +50,7 @@ export function commentedBody(file: string, raw: Buffer): { bytes: Buffer; line:
   if (start < 0 || to <= from || raw.toString('latin1', to - eol.length) !== close) {
     throw new Error(`${file} is not a whole check file (its code is not in a comment from a line "${BODY_START}" to the last line "${BODY_END}"); export again to replace it`);
   }
-  return { bytes: raw.subarray(from, to), line: raw.subarray(0, from).toString('latin1').split('\n').length - 1 };
+  return { bytes: raw.subarray(from, to), line: raw.subarray(0, from).toString('latin1').split('\n').length - 1, crlf: eol === '\r\n' };
 }
 
 /**
@@ -107,12 +107,14 @@ function cacheText(bytes: Buffer, generation: number, script: Script): Buffer {
  */
 export function runCheckBody(file: string, module: NodeJS.Module, require: NodeJS.Require, codeId: string): void {
   try {
-    const { bytes, line } = commentedBody(file, readFileSync(file));
+    const { bytes, line, crlf } = commentedBody(file, readFileSync(file));
     let flagged = true;
     try { for (const flag of CHECK_V8_FLAGS) setFlagsFromString(flag); } catch { flagged = false; }
     // Only under V8 with its flags set, and only in a folder of this user's alone: the cache is run as code.
     const dir = hookCacheFolder(process.env, 'hook-code');
-    const at = flagged && privateFolder(dir) ? join(dir, `${codeId.slice(0, 24)}-${runtimeKey()}.bin`) : undefined;
+    // Copies with CR LF line ends hold other bytes for the same code id: a cache of their own, where
+    // one shared with the LF copies would be made again by each kind in turn.
+    const at = flagged && privateFolder(dir) ? join(dir, `${codeId.slice(0, 24)}${crlf ? '-crlf' : ''}-${runtimeKey()}.bin`) : undefined;
     const kept = at === undefined ? undefined : readCache(at, bytes);
     const code = codeOf(file, bytes, line, kept !== undefined);
     const script = new Script(`(function (exports, require, module, __filename, __dirname, ROO_MODES_CODE_ID) {${code}\n})`, {

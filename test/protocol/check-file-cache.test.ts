@@ -6,9 +6,9 @@ import { join } from 'node:path';
 import { MAIN, tempDir } from './harness.js';
 import { CODE_CACHE_GENERATIONS, MAX_CODE_CACHE_BYTES } from '../../src/hook/check-loader.js';
 
-// The self-contained check keeps its code behind "//|" marks and compiles it through V8's code
+// The self-contained check keeps its code in one block comment and compiles it through V8's code
 // cache in the user's cache folder (src/hook/check-loader.ts). Whatever happens to that cache, the
-// answer is the same; a file whose code lines were altered is refused with exit 2.
+// answer is the same; a file whose code was altered to leave its comment is refused with exit 2.
 
 const BUILT = join(MAIN, '..', 'roo-modes-check.cjs');
 
@@ -149,4 +149,22 @@ test('a copy with CR LF line ends (as Git may write it on Windows) judges alike;
   assert.equal(r.code, 2, r.stderr);
   assert.equal(r.stdout, '');
   assert.match(r.stderr, /^roo-modes-check: cannot start: .*roo-modes-check\.cjs holds no check \(its code defines no runCheckFile\); export again to replace it\n$/);
+});
+
+test('copies with LF and with CR LF line ends each keep a cache of their own, instead of making one shared cache again in turn', (t) => {
+  const { root, check, folder, run } = rig(t);
+  const crlf = join(root, '.cursor', 'hooks', 'roo-modes-check.cjs');
+  mkdirSync(join(crlf, '..'), { recursive: true });
+  writeFileSync(crlf, readFileSync(check, 'utf8').replaceAll('\n', '\r\n'));
+  // Enough runs of each for both caches to be grown up (each young one is made again by its next runs).
+  for (let i = 0; i <= CODE_CACHE_GENERATIONS; i++) {
+    judged(run('src/a.ts', check), false, `LF, run ${i}`);
+    judged(run('src/a.ts', crlf), false, `CR LF, run ${i}`);
+  }
+  const files = (): string[] => readdirSync(folder).map((n) => { const s = statSync(join(folder, n)); return `${n} ${s.ino} ${s.mtimeMs}`; }).sort();
+  const settled = files();
+  assert.equal(settled.length, 2, settled.join('\n'));
+  judged(run('src/a.ts', check), false, 'LF, settled');
+  judged(run('src/a.ts', crlf), false, 'CR LF, settled');
+  assert.deepEqual(files(), settled, 'neither cache was written again');
 });
