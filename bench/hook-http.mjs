@@ -2,12 +2,16 @@
 // per decision (user + system of the server process from /proc over the timed calls) and p99 under
 // 32 concurrent keep-alive callers, the two servers alternating round by round, each round a fresh
 // process. CPU is the steadier figure on a shared machine; the p99 is the one a caller feels.
-// BENCH_BASE_MAIN=/other/dist/main.cjs adds that build as a third server in the same rotation (an A/B of a change).
+// BENCH_BASE_MAIN=/other/dist/main.cjs adds that build as a third server in the same rotation (an A/B of a change);
+// several builds, separated by ':', each get a place in the rotation and a line of their own on stderr
+// (BENCH_BASE_ANSWERS=any: their answers are not checked, for copies changed not to decide).
 import { join } from 'node:path';
 import { SERVER_MAIN, cpuMsOf, median, ms, now, percentile, round, row, tempDir } from './lib.mjs';
 import { RawClient, startServer } from './http.mjs';
 
 const FLOOR_HTTP = new URL('./floor-http.mjs', import.meta.url).pathname;
+/** Other builds timed in the same rotation, by name (`base`, then `base2`, …). */
+const BASES = new Map((process.env.BENCH_BASE_MAIN ?? '').split(':').filter(Boolean).map((main, i) => [i === 0 ? 'base' : `base${i + 1}`, main]));
 const CALLERS = 32;
 /** Issue 33: both figures at most 1.5× the bare server's, measured in one alternating run. */
 const TARGET = 1.5;
@@ -19,8 +23,11 @@ async function round1(kind, dir, requests, warmup) {
     tool_input: { file_path: join(dir, file), old_string: 'a', new_string: 'b' },
   }));
   const ours = kind !== 'floor';
+  // Every answer is checked, but for other builds under BENCH_BASE_ANSWERS=any (copies changed to
+  // skip a step of the decision, timed to see what the step costs).
+  const judged = kind === 'ours' || (ours && process.env.BENCH_BASE_ANSWERS !== 'any');
   const args = ours
-    ? [kind === 'base' ? process.env.BENCH_BASE_MAIN : SERVER_MAIN, 'serve', '--http', '--port', '0', '--project-root', dir, '--config-dir', join(dir, 'global-config')]
+    ? [BASES.get(kind) ?? SERVER_MAIN, 'serve', '--http', '--port', '0', '--project-root', dir, '--config-dir', join(dir, 'global-config')]
     : [FLOOR_HTTP];
   const extra = ours ? (process.env.BENCH_SERVER_NODE_ARGS ?? '').split(' ').filter(Boolean) : [];
   const server = startServer(process.execPath, [...extra, ...args]);
@@ -31,7 +38,7 @@ async function round1(kind, dir, requests, warmup) {
       const t = now();
       const res = await c.post(events[i % 2], {});
       const elapsed = now() - t;
-      if (res.status !== 200 || (ours && res.text.includes('"deny"') !== (i % 2 === 0))) throw new Error(`hook answer ${res.status}: ${res.text.slice(0, 200)}`);
+      if (res.status !== 200 || (judged && res.text.includes('"deny"') !== (i % 2 === 0))) throw new Error(`hook answer ${res.status}: ${res.text.slice(0, 200)}`);
       return elapsed;
     };
     const drive = async (count) => {
@@ -52,7 +59,7 @@ async function round1(kind, dir, requests, warmup) {
 export async function hookHttp({ rounds, requests }) {
   const t = tempDir('hookhttp');
   try {
-    const kinds = process.env.BENCH_BASE_MAIN ? ['ours', 'floor', 'base'] : ['ours', 'floor'];
+    const kinds = ['ours', 'floor', ...BASES.keys()];
     const runs = Object.fromEntries(kinds.map((k) => [k, []]));
     for (let r = 0; r < rounds; r++) {
       const order = r % 2 === 0 ? kinds : [...kinds].reverse();
@@ -63,7 +70,9 @@ export async function hookHttp({ rounds, requests }) {
     const p99 = pick('ours', 'p99') / pick('floor', 'p99');
     const detail = (kind) => runs[kind].map((x) => `${x.cpuUs.toFixed(0)} µs/${x.p99.toFixed(2)} ms`).join(', ');
     process.stderr.write(`\nhookhttp rounds (cpu/p99): ${kinds.map((k) => `${k} ${detail(k)}`).join('; ')}\n`);
-    if (runs.base) process.stderr.write(`hookhttp base build: ${pick('base', 'cpuUs').toFixed(1)} µs, p99 ${ms(pick('base', 'p99'))}; ours ÷ base CPU ${(pick('ours', 'cpuUs') / pick('base', 'cpuUs')).toFixed(3)}×\n`);
+    for (const [kind, main] of BASES) {
+      process.stderr.write(`hookhttp ${kind} build (${main}): ${pick(kind, 'cpuUs').toFixed(1)} µs, p99 ${ms(pick(kind, 'p99'))}; ours ÷ ${kind} CPU ${(pick('ours', 'cpuUs') / pick(kind, 'cpuUs')).toFixed(3)}×\n`);
+    }
     return [
       row(`HTTP hook: server CPU per decision, ${CALLERS} callers`, {
         ours: `${pick('ours', 'cpuUs').toFixed(1)} µs`, floor: `${pick('floor', 'cpuUs').toFixed(1)} µs (bare Node HTTP)`, ratio: cpu,

@@ -21,6 +21,7 @@ import { httpBounds } from './http-bounds.mjs';
 import { hook } from './hook.mjs';
 import { hookStart } from './hook-start.mjs';
 import { hookHttp } from './hook-http.mjs';
+import { decision } from './decision.mjs';
 import { plugin } from './plugin.mjs';
 import { store } from './store.mjs';
 import { FLOOD_PLANS, sessionFlood } from './session-flood.mjs';
@@ -42,6 +43,7 @@ const PLANS = {
     hook: { rounds: 15 },
     hookstart: { rounds: 21 },
     hookhttp: { rounds: 6, requests: 20_000 },
+    decision: { rounds: 7, calls: 20_000 },
     plugin: { rounds: 5, calls: 20_000 },
     store: { rounds: 4, requests: 5_000 },
     flood: FLOOD_PLANS.full,
@@ -62,6 +64,7 @@ const PLANS = {
     hook: { rounds: 5 },
     hookstart: { rounds: 5 },
     hookhttp: { rounds: 2, requests: 5_000 },
+    decision: { rounds: 3, calls: 5_000 },
     plugin: { rounds: 2, calls: 5_000 },
     store: { rounds: 2, requests: 1_000 },
     flood: FLOOD_PLANS.quick,
@@ -120,6 +123,7 @@ async function main() {
     hook: async () => rows.push(...await hook(plan.hook)),
     hookstart: async () => rows.push(...await hookStart(plan.hookstart)),
     hookhttp: async () => rows.push(...await hookHttp(plan.hookhttp)),
+    decision: async () => rows.push(...await decision(plan.decision)),
     plugin: async () => rows.push(...await plugin(plan.plugin)),
     store: async () => { const out = await store(plan.store); rows.push(...out.rows); notes.push(...out.notes); },
     flood: async () => { const out = await sessionFlood(plan.flood); rows.push(...out.rows); notes.push(...out.notes); },
