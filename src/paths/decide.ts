@@ -1,7 +1,7 @@
 // The one path decision: read the client's text, resolve it as a write would, confine it to the
 // project, match the mode's pattern on the name and on the real target. No I/O of its own (FsView).
 import { type FsView, locate, plainBelow, walk, type Walk } from './resolve.js';
-import { absoluteText, climbsAfterName, isAbsoluteText, lexical, MAX_PATH_LENGTH, parseClientPath, type ParsedPath, type PathPlatform, relativeText, splitPath, startsWithParts } from './text.js';
+import { absoluteText, climbsAfterName, isAbsoluteText, isPlainRelative, lexical, parseClientPath, type ParsedPath, type PathPlatform, relativeText, splitPath, startsWithParts } from './text.js';
 
 export interface PathRules {
   /** The project root, absolute (it may itself lead through links). */
@@ -199,27 +199,6 @@ function matched(name: string, targets: readonly string[], pattern: RegExp | nul
     }
   }
   return { allowed: true, name, target: targets[0]! };
-}
-
-/**
- * Whether POSIX text is a relative path of plain names: not empty, no longer than MAX_PATH_LENGTH,
- * not starting with `/` or a tilde, no control character, no `X:` drive, and no empty, `.` or `..`
- * component (so no `//` and no trailing `/`). Such text is exactly what parseClientPath and
- * lexical would turn into the name: itself. One pass over the characters, nothing allocated.
- */
-function isPlainRelative(raw: string): boolean {
-  const n = raw.length;
-  if (n === 0 || n > MAX_PATH_LENGTH || raw.charCodeAt(0) === 0x2f || raw.charCodeAt(0) === 0x7e || (n > 1 && raw.charCodeAt(1) === 0x3a)) return false;
-  let start = 0;
-  for (let i = 0; i <= n; i++) {
-    const c = i === n ? 0x2f : raw.charCodeAt(i);
-    if (c < 0x20 || c === 0x7f) return false;
-    if (c !== 0x2f) continue;
-    const len = i - start;
-    if (len === 0 || (len === 1 && raw.charCodeAt(start) === 0x2e) || (len === 2 && raw.charCodeAt(start) === 0x2e && raw.charCodeAt(start + 1) === 0x2e)) return false;
-    start = i + 1;
-  }
-  return true;
 }
 
 /** The name as the pattern sees it: project-relative when inside, else relative with `..`. */

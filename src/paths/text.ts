@@ -63,6 +63,28 @@ export function parseClientPath(raw: string, platform: PathPlatform): TextVerdic
 }
 
 /**
+ * Whether POSIX text is a relative path of plain names: not empty, no longer than MAX_PATH_LENGTH,
+ * not starting with `/` or a tilde, none of CONTROL_CHARS, no `:` second (a drive, or a text left to
+ * parseClientPath to judge), and no empty, `.` or `..` component (so no `//` and no trailing `/`).
+ * Such text is exactly what parseClientPath and lexical would turn into the name: itself. One pass
+ * over the characters, nothing allocated (decidePath's common case).
+ */
+export function isPlainRelative(raw: string): boolean {
+  const n = raw.length;
+  if (n === 0 || n > MAX_PATH_LENGTH || raw.charCodeAt(0) === 0x2f || raw.charCodeAt(0) === 0x7e || (n > 1 && raw.charCodeAt(1) === 0x3a)) return false;
+  let start = 0;
+  for (let i = 0; i <= n; i++) {
+    const c = i === n ? 0x2f : raw.charCodeAt(i);
+    if (c < 0x20 || c === 0x7f) return false;
+    if (c !== 0x2f) continue;
+    const len = i - start;
+    if (len === 0 || (len === 1 && raw.charCodeAt(start) === 0x2e) || (len === 2 && raw.charCodeAt(start) === 0x2e && raw.charCodeAt(start + 1) === 0x2e)) return false;
+    start = i + 1;
+  }
+  return true;
+}
+
+/**
  * Applies `.` and `..` as text, the way path.resolve (and so Roo's tools) does, on top of `base`.
  * Returns the components and how many `..` climbed above `base` (0 when the path stays under it).
  */
