@@ -88,7 +88,7 @@ const loadedBundles = new Map<string, { exports: unknown }>();
  * A bundle loaded as CommonJS through V8's code cache (Node 20 has no module compile cache):
  * compiling the two bundles' code was about a quarter of a server's CPU from its start through
  * loading the modes, in every start. The cache lives in dist/.code-cache/, one file per
- * bundle, build (the id on the bundle's first line), Node version and flags, and use (the
+ * bundle, build (the id on the bundle's first line), Node version, flags and place, and use (the
  * subcommand; serve over stdio or HTTP): a missing or rejected one is written at exit, when the
  * functions the run compiled are in it, and a cache V8 accepts is never written again, so each use
  * keeps one made by a run of its own kind. A cache that cannot be read or written only costs the
@@ -107,7 +107,7 @@ function requireCached(file: string, use: string): unknown {
       const { setFlagsFromString } = require('node:v8') as typeof import('node:v8');
       for (const flag of RUNTIME_V8_FLAGS) setFlagsFromString(flag);
     }
-    at = join(dirname(file), '.code-cache', `${file.slice(dirname(file).length + 1)}-${build}-${runtimeKey()}-${use}.bin`);
+    at = join(dirname(file), '.code-cache', `${file.slice(dirname(file).length + 1)}-${build}-${runtimeKey(file)}-${use}.bin`);
     try { cachedData = readFileSync(at); } catch { /* none yet */ }
   }
   const wrapped = `(function (exports, require, module, __filename, __dirname) { ${source}\n})`;
@@ -129,10 +129,12 @@ function requireCached(file: string, use: string): unknown {
 /**
  * What V8 checks a cache against besides the text: its version (with the machine kind) and the flags
  * this process started with; and the Node binary itself, since two builds of one version may differ.
+ * And where the bundle is: V8 keeps the file name a cache was made under, so a dist/ moved with its
+ * caches would name the old place in every stack trace.
  */
-function runtimeKey(): string {
+function runtimeKey(file: string): string {
   let h = 0x811c9dc5;
-  for (const ch of `${process.version}\0${process.execPath}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
+  for (const ch of `${process.version}\0${process.execPath}\0${process.arch}\0${process.execArgv.join('\0')}\0${process.env.NODE_OPTIONS ?? ''}\0${file}`) h = Math.imul(h ^ ch.charCodeAt(0), 0x01000193) >>> 0;
   return `${process.version}-${h.toString(16).padStart(8, '0')}`;
 }
 

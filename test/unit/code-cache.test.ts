@@ -135,6 +135,24 @@ test('each subcommand keeps caches of its own: a server started after an export 
   for (const [name, at] of afterExport) assert.equal(all.get(name), at, `${name} used as it was`);
 });
 
+test('a build moved with its caches makes caches of its own: stack traces name where it is, not where it was', (t) => {
+  const first = buildCopy(t);
+  serveOnce(first);
+  assert.equal(cached(first).size, 2);
+  const moved = mkdtempSync(join(tmpdir(), 'code-cache-moved-'));
+  t.after(() => rmSync(moved, { recursive: true, force: true }));
+  cpSync(first, moved, { recursive: true });
+  // Broken on purpose, so that the server prints a stack trace from inside its bundle.
+  rmSync(join(moved, 'schemas', 'config.schema.json'));
+  const r = spawnSync(process.execPath, [join(moved, 'dist', 'main.cjs'), '--project-root', moved], {
+    input: INIT, encoding: 'utf8', timeout: 30_000, cwd: moved, env: { ...process.env, HOME: moved, ROO_CONFIG_DIR: join(moved, '.roo-code') },
+  });
+  assert.notEqual(r.status, 0);
+  assert.match(r.stderr, /config\.schema\.json/);
+  assert.ok(r.stderr.includes(join(moved, 'dist', 'serve.cjs')), `the stack names the moved bundle: ${r.stderr}`);
+  assert.ok(!r.stderr.includes(first), `nothing names the old place: ${r.stderr}`);
+});
+
 test('every V8 flag src/ sets while serving is among those src/main.cts sets before compiling', () => {
   const main = readFileSync(join(REPO, 'src', 'main.cts'), 'utf8');
   const list = /const RUNTIME_V8_FLAGS = \[([^\]]*)\]/.exec(main)?.[1];
